@@ -1,0 +1,82 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers for the neuron scripts. Source it: . "$(dirname "$0")/lib.sh"
+#
+# Cache: everything downloaded or built outside the checkout lives under
+# $NEURON_CACHE (default ${XDG_CACHE_HOME:-$HOME/.cache}/neuron), so a fresh
+# clone on the same machine (as CI uses) reuses it.
+
+set -euo pipefail
+
+NEURON_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+NEURON_CACHE=${NEURON_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/neuron}
+export NEURON_TOP NEURON_CACHE
+mkdir -p "$NEURON_CACHE"
+
+log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# as_root CMD...: run CMD as root (directly when we are root, else sudo).
+as_root() {
+	if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+# need_pkgs PKG...: install the Debian packages that are missing.
+_apt_updated=
+need_pkgs() {
+	local missing=() p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	log "installing: ${missing[*]}"
+	if [ -z "$_apt_updated" ]; then
+		as_root apt-get update -qq >&2
+		_apt_updated=1
+	fi
+	as_root env DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+}
+
+# debian_mirror: the Debian mirror URI the system's apt already uses (no host
+# name is written into the repository).
+debian_mirror() {
+	local uri
+	uri=$(grep -hs '^URIs:' /etc/apt/sources.list.d/*.sources 2>/dev/null |
+		awk '{print $2}' | grep -v -- '-security' | head -n1 || true)
+	if [ -z "$uri" ]; then
+		uri=$(grep -hs '^deb ' /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+			awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; exit } }' |
+			grep -v -- '-security' | head -n1 || true)
+	fi
+	[ -n "$uri" ] || die "no Debian mirror found in the apt sources"
+	echo "${uri%/}"
+}
+
+# current_kabi: the ABI of Debian's current amd64 kernel, e.g. 6.1.0-57-amd64.
+current_kabi() {
+	apt-cache depends linux-headers-amd64 2>/dev/null |
+		sed -n 's/.*Depends: linux-headers-//p' | head -n1
+}
+
+# linux_source_dir: unpack (once) the parts of Debian's linux-source-6.1 that
+# the scripts use (checkpatch, kselftest headers) and print the folder.
+linux_source_dir() {
+	local tarball dir
+	need_pkgs linux-source-6.1 xz-utils
+	tarball=$(ls /usr/src/linux-source-6.1.tar.xz)
+	dir="$NEURON_CACHE/linux-source-6.1-parts"
+	local stamp="$dir/.stamp-$(stat -c %s-%Y "$tarball")"
+	if [ ! -f "$stamp" ]; then
+		rm -rf "$dir" && mkdir -p "$dir"
+		log "unpacking checkpatch and kselftest headers from $tarball"
+		tar -xJf "$tarball" -C "$dir" --strip-components=1 --wildcards \
+			'linux-source-6.1/scripts/checkpatch.pl' \
+			'linux-source-6.1/scripts/spelling.txt' \
+			'linux-source-6.1/scripts/const_structs.checkpatch' \
+			'linux-source-6.1/tools/testing/selftests/kselftest_harness.h' \
+			'linux-source-6.1/tools/testing/selftests/kselftest.h'
+		touch "$stamp"
+	fi
+	echo "$dir"
+}

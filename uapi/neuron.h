@@ -22,6 +22,7 @@
 #ifndef _UAPI_NEURON_H
 #define _UAPI_NEURON_H
 
+#include <linux/const.h>
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
@@ -40,13 +41,13 @@
 
 /* Capability bits (struct neuron_device_info.caps): what works today. */
 /** NEURON_CAP_QUERY - NEURON_IOCTL_QUERY is available (always set). */
-#define NEURON_CAP_QUERY		(1ULL << 0)
+#define NEURON_CAP_QUERY		_BITULL(0)
 
 /* Device flags (struct neuron_device_info.flags). */
 /** NEURON_DEV_SIMULATED - the device is a simulated one (driver/sim). */
-#define NEURON_DEV_SIMULATED		(1U << 0)
+#define NEURON_DEV_SIMULATED		_BITUL(0)
 /** NEURON_DEV_ENGINES_OFF - silicon found but its engines are not driven. */
-#define NEURON_DEV_ENGINES_OFF		(1U << 1)
+#define NEURON_DEV_ENGINES_OFF		_BITUL(1)
 
 /* Query operations (struct neuron_query.op). */
 /** NEURON_QUERY_DEVICE - fills a struct neuron_device_info. */

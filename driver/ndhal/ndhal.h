@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ndhal: the per-arch layer. Each arch is described by one const table of
+ * geometry (struct ndhal_arch) and each backend (silicon of an arch, or the
+ * simulator) by one const ops table; a device points at a const struct ndhal
+ * chosen at probe. Nothing here is global or mutable, so devices of several
+ * archs coexist. Sources of the numbers: docs/hw-facts.md.
+ */
+#ifndef _NEURON_NDHAL_H
+#define _NEURON_NDHAL_H
+
+#include <linux/types.h>
+
+struct neuron_device;
+
+/**
+ * struct ndhal_arch - geometry of one arch
+ * @arch: NEURON_ARCH_* value.
+ * @name: "v1", "v2", "v3".
+ * @nc_count: NeuronCores per device.
+ * @dma_engines: DMA engines per device.
+ * @dma_queues_per_engine: queues of one DMA engine.
+ * @dram_channels: device DRAM channels.
+ * @semaphores_per_nc: semaphores of one NeuronCore.
+ * @events_per_nc: events of one NeuronCore.
+ * @bar_mask: the PCI BARs the arch uses (bit n = BAR n).
+ * @reg_bar: the BAR holding the registers.
+ * @dram_bar: the BAR exposing device DRAM.
+ */
+struct ndhal_arch {
+	u32 arch;
+	const char *name;
+	u32 nc_count;
+	u32 dma_engines;
+	u32 dma_queues_per_engine;
+	u32 dram_channels;
+	u32 semaphores_per_nc;
+	u32 events_per_nc;
+	u32 bar_mask;
+	u8 reg_bar;
+	u8 dram_bar;
+};
+
+/**
+ * struct ndhal_ops - what a backend does for a device
+ * @name: backend name, for messages.
+ * @init: optional; bring the backend up for a device, before userspace
+ *	sees it.
+ * @fini: optional; undo @init; called after the device is unplugged and no ioctl
+ *	runs on it any more.
+ */
+struct ndhal_ops {
+	const char *name;
+	int (*init)(struct neuron_device *nd);
+	void (*fini)(struct neuron_device *nd);
+};
+
+/**
+ * struct ndhal - arch table plus backend, as a device uses it
+ * @arch: geometry.
+ * @ops: backend.
+ * @caps: NEURON_CAP_* of what works with this backend.
+ * @flags: NEURON_DEV_* flags the device reports.
+ */
+struct ndhal {
+	const struct ndhal_arch *arch;
+	const struct ndhal_ops *ops;
+	u64 caps;
+	u32 flags;
+};
+
+/* Backends. */
+extern const struct ndhal_ops neuron_pci_ops;
+extern const struct ndhal_ops neuron_sim_ops;
+
+extern const struct ndhal_arch ndhal_arch_v1;
+extern const struct ndhal_arch ndhal_arch_v2;
+extern const struct ndhal_arch ndhal_arch_v3;
+
+/* Silicon: the arch tables with the PCI backend. */
+extern const struct ndhal ndhal_v1;
+extern const struct ndhal ndhal_v2;
+extern const struct ndhal ndhal_v3;
+
+/* The simulator impersonating an arch. */
+extern const struct ndhal ndhal_sim_v2;
+extern const struct ndhal ndhal_sim_v3;
+
+#endif /* _NEURON_NDHAL_H */

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * neuron: file operations of /dev/neuronN and the ioctl dispatcher.
+ *
+ * The dispatcher owns everything the ioctls have in common: the command is
+ * looked up in a table indexed by its number; the argument is read with
+ * copy_struct_from_user() so that older (shorter) and newer (longer) callers
+ * work, is handed to the handler in kernel memory, and is copied back for
+ * _IOC_READ commands; the handler runs inside neuron_dev_enter() so a
+ * removed device answers -ENODEV.
+ */
+#include <linux/capability.h>
+#include <linux/compat.h>
+#include <linux/fs.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include <neuron.h>
+
+#include "neuron_drv.h"
+
+/* The ioctl needs CAP_SYS_ADMIN. */
+#define NEURON_IOCTL_ADMIN	BIT(0)
+
+/**
+ * struct neuron_ioctl_desc - one ioctl of the table
+ * @cmd: the command with the size of the current argument structure.
+ * @min_size: size of the first version of the argument structure.
+ * @flags: NEURON_IOCTL_* flags.
+ * @fn: handler; gets the argument in kernel memory.
+ */
+struct neuron_ioctl_desc {
+	unsigned int cmd;
+	unsigned int min_size;
+	unsigned int flags;
+	int (*fn)(struct neuron_file *nf, void *arg);
+};
+
+#define NEURON_IOCTL_DEF(_name, _fn, _first_member_end, _flags)	\
+	[_IOC_NR(NEURON_IOCTL_##_name)] = {				\
+		.cmd = NEURON_IOCTL_##_name,				\
+		.min_size = _first_member_end,				\
+		.flags = _flags,					\
+		.fn = _fn,						\
+	}
+
+static const struct neuron_ioctl_desc neuron_ioctls[] = {
+	NEURON_IOCTL_DEF(QUERY, neuron_ioctl_query,
+			 offsetofend(struct neuron_query, reserved), 0),
+};
+
+/* Room for the largest argument structure; checked at build time below. */
+#define NEURON_IOCTL_ARG_MAX	128
+static_assert(sizeof(struct neuron_query) <= NEURON_IOCTL_ARG_MAX);
+
+static long neuron_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct neuron_file *nf = file->private_data;
+	void __user *uarg = (void __user *)arg;
+	const struct neuron_ioctl_desc *desc;
+	u64 karg[NEURON_IOCTL_ARG_MAX / sizeof(u64)];
+	unsigned int nr = _IOC_NR(cmd);
+	unsigned int usize = _IOC_SIZE(cmd);
+	unsigned int ksize;
+	int idx, ret;
+
+	if (_IOC_TYPE(cmd) != NEURON_IOCTL_MAGIC || nr >= ARRAY_SIZE(neuron_ioctls))
+		return -ENOTTY;
+	desc = &neuron_ioctls[nr];
+	if (!desc->fn || _IOC_DIR(cmd) != _IOC_DIR(desc->cmd))
+		return -ENOTTY;
+	if (usize < desc->min_size)
+		return -EINVAL;
+	if ((desc->flags & NEURON_IOCTL_ADMIN) && !capable(CAP_SYS_ADMIN))
+		return -EPERM;
+
+	ksize = _IOC_SIZE(desc->cmd);
+	ret = copy_struct_from_user(karg, ksize, uarg, usize);
+	if (ret)
+		return ret;
+
+	idx = neuron_dev_enter();
+	if (neuron_dev_unplugged(nf->nd))
+		ret = -ENODEV;
+	else
+		ret = desc->fn(nf, karg);
+	neuron_dev_exit(idx);
+
+	if (!ret && (_IOC_DIR(cmd) & _IOC_READ) &&
+	    copy_to_user(uarg, karg, min(usize, ksize)))
+		ret = -EFAULT;
+	return ret;
+}
+
+static int neuron_open(struct inode *inode, struct file *file)
+{
+	struct neuron_device *nd = container_of(inode->i_cdev,
+						struct neuron_device, cdev);
+	struct neuron_file *nf;
+	int idx;
+
+	nf = kzalloc(sizeof(*nf), GFP_KERNEL);
+	if (!nf)
+		return -ENOMEM;
+	idx = neuron_dev_enter();
+	if (neuron_dev_unplugged(nd)) {
+		neuron_dev_exit(idx);
+		kfree(nf);
+		return -ENODEV;
+	}
+	get_device(&nd->dev);
+	nf->nd = nd;
+	file->private_data = nf;
+	neuron_dev_exit(idx);
+	return 0;
+}
+
+static int neuron_release(struct inode *inode, struct file *file)
+{
+	struct neuron_file *nf = file->private_data;
+
+	put_device(&nf->nd->dev);
+	kfree(nf);
+	return 0;
+}
+
+const struct file_operations neuron_fops = {
+	.owner = THIS_MODULE,
+	.open = neuron_open,
+	.release = neuron_release,
+	.unlocked_ioctl = neuron_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+};

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * neuron: the one place for differences between the kernels we build on
+ * (6.1 LTS and newer). Each entry names the upstream change. Kbuild probes
+ * the kernel headers for the feature (NEURON_HAVE_*) instead of comparing
+ * version numbers, so distribution kernels with backports build too.
+ */
+#ifndef _NEURON_COMPAT_H
+#define _NEURON_COMPAT_H
+
+/*
+ * 6.4 ("driver core: bus: mark the struct bus_type for sysfs callbacks as
+ * constant"): bus attribute callbacks take a const struct bus_type *.
+ */
+#ifdef NEURON_HAVE_CONST_BUS_ATTR
+#define NEURON_BUS_CONST const
+#else
+#define NEURON_BUS_CONST
+#endif
+
+#endif /* _NEURON_COMPAT_H */

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * neuron: device lifecycle. A neuron_device is created by a backend (PCI or
+ * simulator), exposed as /dev/neuronN, and removed by the same backend.
+ *
+ * Lifetime: the class device's refcount owns the structure. The char device
+ * holds a reference while registered and every open file holds one, so a
+ * removed device stays readable (but unplugged) until its last file closes.
+ *
+ * Unplug: every ioctl runs between neuron_dev_enter() and neuron_dev_exit(),
+ * an SRCU read section, and does nothing once neuron_dev_unplugged() is
+ * true. neuron_device_remove() sets @unplugged and waits for the sections in
+ * flight with synchronize_srcu(); after that no ioctl touches the backend,
+ * which may then be torn down.
+ */
+#include <linux/fs.h>
+#include <linux/idr.h>
+#include <linux/kdev_t.h>
+#include <linux/slab.h>
+#include <linux/srcu.h>
+
+#include "neuron_drv.h"
+
+DEFINE_SRCU(neuron_unplug_srcu);
+static DEFINE_IDA(neuron_minor_ida);
+static dev_t neuron_devt;
+
+static struct class neuron_class = {
+	.name = "neuron",
+};
+
+static void neuron_device_release(struct device *dev)
+{
+	struct neuron_device *nd = container_of(dev, struct neuron_device, dev);
+
+	ida_free(&neuron_minor_ida, nd->minor);
+	kfree(nd);
+}
+
+/**
+ * neuron_device_create() - create and expose a device
+ * @desc: what the backend knows of it.
+ *
+ * Runs the backend's init, then registers /dev/neuronN. Return: the device,
+ * or an ERR_PTR (-ENOSPC when all minors are taken).
+ */
+struct neuron_device *neuron_device_create(const struct neuron_device_desc *desc)
+{
+	struct neuron_device *nd;
+	int minor, ret;
+
+	minor = ida_alloc_max(&neuron_minor_ida, NEURON_MAX_DEVICES - 1, GFP_KERNEL);
+	if (minor < 0)
+		return ERR_PTR(minor);
+
+	nd = kzalloc(sizeof(*nd), GFP_KERNEL);
+	if (!nd) {
+		ida_free(&neuron_minor_ida, minor);
+		return ERR_PTR(-ENOMEM);
+	}
+	nd->minor = minor;
+	nd->hal = desc->hal;
+	nd->product = desc->product;
+	nd->pdev = desc->pdev;
+	nd->sim_id = desc->sim_id;
+	nd->dram_size = desc->dram_size;
+	nd->backend = desc->backend;
+
+	/* From here on, put_device() frees nd and its minor. */
+	device_initialize(&nd->dev);
+	nd->dev.class = &neuron_class;
+	nd->dev.parent = desc->parent;
+	nd->dev.devt = MKDEV(MAJOR(neuron_devt), minor);
+	nd->dev.release = neuron_device_release;
+	dev_set_drvdata(&nd->dev, nd);
+	ret = dev_set_name(&nd->dev, "neuron%d", minor);
+	if (ret)
+		goto err_put;
+
+	if (nd->hal->ops->init) {
+		ret = nd->hal->ops->init(nd);
+		if (ret)
+			goto err_put;
+	}
+
+	cdev_init(&nd->cdev, &neuron_fops);
+	nd->cdev.owner = THIS_MODULE;
+	ret = cdev_device_add(&nd->cdev, &nd->dev);
+	if (ret)
+		goto err_fini;
+
+	dev_info(&nd->dev, "%s %s device (%s backend)\n", nd->product,
+		 nd->hal->arch->name, nd->hal->ops->name);
+	return nd;
+
+err_fini:
+	if (nd->hal->ops->fini)
+		nd->hal->ops->fini(nd);
+err_put:
+	put_device(&nd->dev);
+	return ERR_PTR(ret);
+}
+
+/**
+ * neuron_device_remove() - unplug and unregister a device
+ * @nd: device made by neuron_device_create().
+ *
+ * Waits for the ioctls in flight, removes /dev/neuronN, tears the backend
+ * down and drops the backend's reference. Open files keep the structure
+ * alive and get -ENODEV from then on.
+ */
+void neuron_device_remove(struct neuron_device *nd)
+{
+	WRITE_ONCE(nd->unplugged, true);
+	synchronize_srcu(&neuron_unplug_srcu);
+	cdev_device_del(&nd->cdev, &nd->dev);
+	if (nd->hal->ops->fini)
+		nd->hal->ops->fini(nd);
+	put_device(&nd->dev);
+}
+
+int neuron_chrdev_init(void)
+{
+	int ret;
+
+	ret = alloc_chrdev_region(&neuron_devt, 0, NEURON_MAX_DEVICES, "neuron");
+	if (ret)
+		return ret;
+	ret = class_register(&neuron_class);
+	if (ret)
+		unregister_chrdev_region(neuron_devt, NEURON_MAX_DEVICES);
+	return ret;
+}
+
+void neuron_chrdev_exit(void)
+{
+	class_unregister(&neuron_class);
+	unregister_chrdev_region(neuron_devt, NEURON_MAX_DEVICES);
+}

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * neuron: NEURON_IOCTL_QUERY. Each op fills an answer structure in kernel
+ * memory; neuron_query_answer() copies it out with snprintf() semantics.
+ */
+#include <linux/pci.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include <neuron.h>
+
+#include "neuron_drv.h"
+
+static_assert(sizeof(struct neuron_query) == 40);
+static_assert(sizeof(struct neuron_device_info) == 152);
+
+/*
+ * Copy @len bytes of @answer to the caller's buffer, at most @q->size of
+ * them, and report the whole size in @q->size.
+ */
+static int neuron_query_answer(struct neuron_query *q, const void *answer,
+			       u32 len)
+{
+	u32 n = min(q->size, len);
+
+	if (n && copy_to_user(u64_to_user_ptr(q->data), answer, n))
+		return -EFAULT;
+	q->size = len;
+	return 0;
+}
+
+static void neuron_query_device(struct neuron_device *nd,
+				struct neuron_device_info *info)
+{
+	const struct ndhal_arch *arch = nd->hal->arch;
+
+	memset(info, 0, sizeof(*info));
+	info->uapi_version = NEURON_UAPI_VERSION;
+	info->arch = arch->arch;
+	info->caps = nd->hal->caps;
+	info->flags = nd->hal->flags;
+	info->minor = nd->minor;
+	if (nd->pdev) {
+		struct pci_dev *pdev = nd->pdev;
+
+		info->pci_vendor = pdev->vendor;
+		info->pci_device = pdev->device;
+		info->pci_subsystem_vendor = pdev->subsystem_vendor;
+		info->pci_subsystem_device = pdev->subsystem_device;
+		info->pci_domain = pci_domain_nr(pdev->bus);
+		info->pci_bus = pdev->bus->number;
+		info->pci_devfn = pdev->devfn;
+	}
+	info->sim_id = nd->sim_id;
+	info->nc_count = arch->nc_count;
+	info->dma_engines = arch->dma_engines;
+	info->dma_queues_per_engine = arch->dma_queues_per_engine;
+	info->dram_channels = arch->dram_channels;
+	info->semaphores_per_nc = arch->semaphores_per_nc;
+	info->events_per_nc = arch->events_per_nc;
+	info->dram_size = nd->dram_size;
+	info->dram_channel_size = div_u64(nd->dram_size, arch->dram_channels);
+	strscpy(info->driver_version, NEURON_DRIVER_VERSION,
+		sizeof(info->driver_version));
+	strscpy(info->arch_name, arch->name, sizeof(info->arch_name));
+	strscpy(info->product, nd->product, sizeof(info->product));
+}
+
+int neuron_ioctl_query(struct neuron_file *nf, void *arg)
+{
+	struct neuron_query *q = arg;
+	struct neuron_device_info info;
+
+	if (q->flags || q->pad || q->reserved[0] || q->reserved[1])
+		return -EINVAL;
+
+	switch (q->op) {
+	case NEURON_QUERY_DEVICE:
+		neuron_query_device(nf->nd, &info);
+		return neuron_query_answer(q, &info, sizeof(info));
+	default:
+		return -EINVAL;
+	}
+}

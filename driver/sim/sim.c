@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * neuron: simulated devices, in the spirit of netdevsim.
+ *
+ * Root creates and destroys them at run time through the neuron_sim bus:
+ *   echo "ID ARCH [MEM_MB]" > /sys/bus/neuron_sim/new_device
+ *   echo "ID" > /sys/bus/neuron_sim/del_device
+ * or at load time with the module parameter sim=ARCH[:MEM_MB],... (IDs 0..).
+ * A simulated device takes the geometry of the arch it impersonates and
+ * uses the simulator backend (neuron_sim_ops) behind the same ndhal
+ * interface as silicon.
+ */
+#include <linux/device.h>
+#include <linux/kernel.h>
+#include <linux/list.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include <neuron.h>
+
+#include "../neuron_compat.h"
+#include "../neuron_drv.h"
+
+#define NEURON_SIM_MAX_ID	65535
+#define NEURON_SIM_MAX_MEM_MB	65536
+#define NEURON_SIM_DEF_MEM_MB	256
+
+/**
+ * struct neuron_sim_dev - one simulated device
+ * @dev: the device on the neuron_sim bus, parent of /dev/neuronN.
+ * @list: entry in neuron_sim_devs.
+ * @id: ID given by root.
+ * @nd: the neuron device it backs.
+ */
+struct neuron_sim_dev {
+	struct device dev;
+	struct list_head list;
+	u32 id;
+	struct neuron_device *nd;
+};
+
+/*
+ * neuron_sim_lock serialises creation and removal, and guards the list and
+ * neuron_sim_closing (set at module exit: the bus files may still be
+ * written until bus_unregister() returns, and must create nothing then).
+ */
+static DEFINE_MUTEX(neuron_sim_lock);
+static LIST_HEAD(neuron_sim_devs);
+static bool neuron_sim_closing;
+
+static char *sim[NEURON_MAX_DEVICES];
+static int sim_count;
+module_param_array(sim, charp, &sim_count, 0444);
+MODULE_PARM_DESC(sim, "simulated devices to create at load: ARCH[:MEM_MB],... (ARCH v2 or v3)");
+
+/* The simulator runs no engines yet, so it has nothing to bring up. */
+const struct ndhal_ops neuron_sim_ops = {
+	.name = "sim",
+};
+
+const struct ndhal ndhal_sim_v2 = {
+	.arch = &ndhal_arch_v2,
+	.ops = &neuron_sim_ops,
+	.caps = NEURON_CAP_QUERY,
+	.flags = NEURON_DEV_SIMULATED,
+};
+
+const struct ndhal ndhal_sim_v3 = {
+	.arch = &ndhal_arch_v3,
+	.ops = &neuron_sim_ops,
+	.caps = NEURON_CAP_QUERY,
+	.flags = NEURON_DEV_SIMULATED,
+};
+
+static const struct ndhal *neuron_sim_hal(const char *arch)
+{
+	if (!strcmp(arch, "v2"))
+		return &ndhal_sim_v2;
+	if (!strcmp(arch, "v3"))
+		return &ndhal_sim_v3;
+	return NULL;
+}
+
+static struct bus_type neuron_sim_bus;
+
+static void neuron_sim_dev_release(struct device *dev)
+{
+	kfree(container_of(dev, struct neuron_sim_dev, dev));
+}
+
+static struct neuron_sim_dev *neuron_sim_find(u32 id)
+{
+	struct neuron_sim_dev *sd;
+
+	list_for_each_entry(sd, &neuron_sim_devs, list)
+		if (sd->id == id)
+			return sd;
+	return NULL;
+}
+
+/* Create a simulated device. Called with neuron_sim_lock held. */
+static int neuron_sim_create(u32 id, const struct ndhal *hal, u32 mem_mb)
+{
+	struct neuron_device_desc desc = {};
+	struct neuron_sim_dev *sd;
+	int ret;
+
+	if (neuron_sim_closing)
+		return -ENODEV;
+	if (neuron_sim_find(id))
+		return -EEXIST;
+
+	sd = kzalloc(sizeof(*sd), GFP_KERNEL);
+	if (!sd)
+		return -ENOMEM;
+	sd->id = id;
+	device_initialize(&sd->dev);
+	sd->dev.bus = &neuron_sim_bus;
+	sd->dev.release = neuron_sim_dev_release;
+	ret = dev_set_name(&sd->dev, "neuron_sim%u", id);
+	if (ret)
+		goto err_put;
+	ret = device_add(&sd->dev);
+	if (ret)
+		goto err_put;
+
+	desc.parent = &sd->dev;
+	desc.hal = hal;
+	desc.product = "sim";
+	desc.sim_id = id;
+	desc.dram_size = (u64)mem_mb << 20;
+	desc.backend = sd;
+	sd->nd = neuron_device_create(&desc);
+	if (IS_ERR(sd->nd)) {
+		ret = PTR_ERR(sd->nd);
+		goto err_del;
+	}
+	list_add_tail(&sd->list, &neuron_sim_devs);
+	return 0;
+
+err_del:
+	device_del(&sd->dev);
+err_put:
+	put_device(&sd->dev);
+	return ret;
+}
+
+/* Destroy a simulated device. Called with neuron_sim_lock held. */
+static void neuron_sim_destroy(struct neuron_sim_dev *sd)
+{
+	list_del(&sd->list);
+	neuron_device_remove(sd->nd);
+	device_unregister(&sd->dev);
+}
+
+/*
+ * Parse "ARCH[:MEM_MB]" (module parameter) or "ARCH [MEM_MB]" (bus file,
+ * after the ID): @sep is the separator before the size.
+ */
+static int neuron_sim_parse(char *spec, char sep, const struct ndhal **hal,
+			    u32 *mem_mb)
+{
+	char *size = strchr(spec, sep);
+
+	*mem_mb = NEURON_SIM_DEF_MEM_MB;
+	if (size) {
+		*size++ = '\0';
+		if (kstrtou32(size, 10, mem_mb))
+			return -EINVAL;
+	}
+	*hal = neuron_sim_hal(spec);
+	if (!*hal || !*mem_mb || *mem_mb > NEURON_SIM_MAX_MEM_MB)
+		return -EINVAL;
+	return 0;
+}
+
+static ssize_t new_device_store(NEURON_BUS_CONST struct bus_type *bus,
+				const char *buf, size_t count)
+{
+	const struct ndhal *hal;
+	char *spec, *arch;
+	u32 id, mem_mb;
+	int ret;
+
+	spec = kstrndup(buf, count, GFP_KERNEL);
+	if (!spec)
+		return -ENOMEM;
+	arch = strim(spec);
+	/* "ID ARCH [MEM_MB]": split the ID off, then parse the rest. */
+	ret = -EINVAL;
+	arch = strchr(arch, ' ');
+	if (!arch)
+		goto out;
+	*arch++ = '\0';
+	if (kstrtou32(strim(spec), 10, &id) || id > NEURON_SIM_MAX_ID)
+		goto out;
+	ret = neuron_sim_parse(skip_spaces(arch), ' ', &hal, &mem_mb);
+	if (ret)
+		goto out;
+
+	mutex_lock(&neuron_sim_lock);
+	ret = neuron_sim_create(id, hal, mem_mb);
+	mutex_unlock(&neuron_sim_lock);
+out:
+	kfree(spec);
+	return ret ? ret : count;
+}
+static BUS_ATTR_WO(new_device);
+
+static ssize_t del_device_store(NEURON_BUS_CONST struct bus_type *bus,
+				const char *buf, size_t count)
+{
+	struct neuron_sim_dev *sd;
+	u32 id;
+	int ret;
+
+	ret = kstrtou32(buf, 10, &id);
+	if (ret)
+		return ret;
+
+	mutex_lock(&neuron_sim_lock);
+	sd = neuron_sim_find(id);
+	if (sd)
+		neuron_sim_destroy(sd);
+	mutex_unlock(&neuron_sim_lock);
+	return sd ? count : -ENOENT;
+}
+static BUS_ATTR_WO(del_device);
+
+static struct attribute *neuron_sim_bus_attrs[] = {
+	&bus_attr_new_device.attr,
+	&bus_attr_del_device.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(neuron_sim_bus);
+
+static struct bus_type neuron_sim_bus = {
+	.name = "neuron_sim",
+	.bus_groups = neuron_sim_bus_groups,
+};
+
+static void neuron_sim_destroy_all(void)
+{
+	struct neuron_sim_dev *sd, *tmp;
+
+	mutex_lock(&neuron_sim_lock);
+	neuron_sim_closing = true;
+	list_for_each_entry_safe_reverse(sd, tmp, &neuron_sim_devs, list)
+		neuron_sim_destroy(sd);
+	mutex_unlock(&neuron_sim_lock);
+}
+
+/* Create the devices asked for with the sim= module parameter. */
+static int neuron_sim_create_param(void)
+{
+	const struct ndhal *hal;
+	char spec[32];
+	u32 mem_mb;
+	int i, ret;
+
+	for (i = 0; i < sim_count; i++) {
+		if (strscpy(spec, sim[i], sizeof(spec)) < 0 ||
+		    neuron_sim_parse(spec, ':', &hal, &mem_mb)) {
+			pr_err("neuron: bad sim=%s: want ARCH[:MEM_MB], ARCH v2 or v3\n",
+			       sim[i]);
+			return -EINVAL;
+		}
+		mutex_lock(&neuron_sim_lock);
+		ret = neuron_sim_create(i, hal, mem_mb);
+		mutex_unlock(&neuron_sim_lock);
+		if (ret) {
+			pr_err("neuron: cannot create simulated device %d: %d\n",
+			       i, ret);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+int neuron_sim_init(void)
+{
+	int ret;
+
+	ret = bus_register(&neuron_sim_bus);
+	if (ret)
+		return ret;
+	ret = neuron_sim_create_param();
+	if (ret) {
+		neuron_sim_destroy_all();
+		bus_unregister(&neuron_sim_bus);
+	}
+	return ret;
+}
+
+void neuron_sim_exit(void)
+{
+	neuron_sim_destroy_all();
+	bus_unregister(&neuron_sim_bus);
+}

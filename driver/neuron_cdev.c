@@ -15,27 +15,11 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <kunit/visibility.h>
 
 #include <neuron.h>
 
 #include "neuron_drv.h"
-
-/* The ioctl needs CAP_SYS_ADMIN. */
-#define NEURON_IOCTL_ADMIN	BIT(0)
-
-/**
- * struct neuron_ioctl_desc - one ioctl of the table
- * @cmd: the command with the size of the current argument structure.
- * @min_size: size of the first version of the argument structure.
- * @flags: NEURON_IOCTL_* flags.
- * @fn: handler; gets the argument in kernel memory.
- */
-struct neuron_ioctl_desc {
-	unsigned int cmd;
-	unsigned int min_size;
-	unsigned int flags;
-	int (*fn)(struct neuron_file *nf, void *arg);
-};
 
 #define NEURON_IOCTL_DEF(_name, _fn, _first_member_end, _flags)	\
 	[_IOC_NR(NEURON_IOCTL_##_name)] = {				\
@@ -50,9 +34,32 @@ static const struct neuron_ioctl_desc neuron_ioctls[] = {
 			 offsetofend(struct neuron_query, reserved), 0),
 };
 
-/* Room for the largest argument structure; checked at build time below. */
-#define NEURON_IOCTL_ARG_MAX	128
 static_assert(sizeof(struct neuron_query) <= NEURON_IOCTL_ARG_MAX);
+
+/**
+ * neuron_ioctl_lookup() - find the table entry of an ioctl command
+ * @cmd: the command as the caller encoded it.
+ *
+ * Return: the entry, ERR_PTR(-ENOTTY) for a command that is not ours (other
+ * magic, unknown number, wrong direction), ERR_PTR(-EINVAL) for an argument
+ * shorter than the first version of its structure.
+ */
+VISIBLE_IF_KUNIT const struct neuron_ioctl_desc *
+neuron_ioctl_lookup(unsigned int cmd)
+{
+	const struct neuron_ioctl_desc *desc;
+	unsigned int nr = _IOC_NR(cmd);
+
+	if (_IOC_TYPE(cmd) != NEURON_IOCTL_MAGIC || nr >= ARRAY_SIZE(neuron_ioctls))
+		return ERR_PTR(-ENOTTY);
+	desc = &neuron_ioctls[nr];
+	if (!desc->fn || _IOC_DIR(cmd) != _IOC_DIR(desc->cmd))
+		return ERR_PTR(-ENOTTY);
+	if (_IOC_SIZE(cmd) < desc->min_size)
+		return ERR_PTR(-EINVAL);
+	return desc;
+}
+EXPORT_SYMBOL_IF_KUNIT(neuron_ioctl_lookup);
 
 static long neuron_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
@@ -60,18 +67,13 @@ static long neuron_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	void __user *uarg = (void __user *)arg;
 	const struct neuron_ioctl_desc *desc;
 	u64 karg[NEURON_IOCTL_ARG_MAX / sizeof(u64)];
-	unsigned int nr = _IOC_NR(cmd);
 	unsigned int usize = _IOC_SIZE(cmd);
 	unsigned int ksize;
 	int idx, ret;
 
-	if (_IOC_TYPE(cmd) != NEURON_IOCTL_MAGIC || nr >= ARRAY_SIZE(neuron_ioctls))
-		return -ENOTTY;
-	desc = &neuron_ioctls[nr];
-	if (!desc->fn || _IOC_DIR(cmd) != _IOC_DIR(desc->cmd))
-		return -ENOTTY;
-	if (usize < desc->min_size)
-		return -EINVAL;
+	desc = neuron_ioctl_lookup(cmd);
+	if (IS_ERR(desc))
+		return PTR_ERR(desc);
 	if ((desc->flags & NEURON_IOCTL_ADMIN) && !capable(CAP_SYS_ADMIN))
 		return -EPERM;
 

@@ -11,6 +11,8 @@
 #include <linux/srcu.h>
 #include <linux/types.h>
 
+#include <neuron.h>
+
 #include "ndhal/ndhal.h"
 
 #define NEURON_MAX_DEVICES	64
@@ -108,6 +110,38 @@ static inline bool neuron_dev_unplugged(struct neuron_device *nd)
 
 /* neuron_cdev.c */
 extern const struct file_operations neuron_fops;
+
+/* The ioctl needs CAP_SYS_ADMIN. */
+#define NEURON_IOCTL_ADMIN	BIT(0)
+/* Room for the largest ioctl argument structure. */
+#define NEURON_IOCTL_ARG_MAX	128
+
+/**
+ * struct neuron_ioctl_desc - one ioctl of the dispatch table
+ * @cmd: the command with the size of the current argument structure.
+ * @min_size: size of the first version of the argument structure.
+ * @flags: NEURON_IOCTL_* flags.
+ * @fn: handler; gets the argument in kernel memory.
+ */
+struct neuron_ioctl_desc {
+	unsigned int cmd;
+	unsigned int min_size;
+	unsigned int flags;
+	int (*fn)(struct neuron_file *nf, void *arg);
+};
+
+/*
+ * Internal functions with no other user than the KUnit suites
+ * (driver/tests/): static unless CONFIG_KUNIT, see <kunit/visibility.h>.
+ */
+#if IS_ENABLED(CONFIG_KUNIT)
+const struct neuron_ioctl_desc *neuron_ioctl_lookup(unsigned int cmd);
+int neuron_query_check(const struct neuron_query *q);
+void neuron_query_device(struct neuron_device *nd,
+			 struct neuron_device_info *info);
+int neuron_sim_parse(char *spec, char sep, const struct ndhal **hal,
+		     u32 *mem_mb);
+#endif
 
 /* neuron_query.c */
 int neuron_ioctl_query(struct neuron_file *nf, void *arg);

@@ -6,6 +6,7 @@
 #include <linux/pci.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <kunit/visibility.h>
 
 #include <neuron.h>
 
@@ -29,8 +30,9 @@ static int neuron_query_answer(struct neuron_query *q, const void *answer,
 	return 0;
 }
 
-static void neuron_query_device(struct neuron_device *nd,
-				struct neuron_device_info *info)
+/* Fill the answer of NEURON_QUERY_DEVICE. */
+VISIBLE_IF_KUNIT void neuron_query_device(struct neuron_device *nd,
+					  struct neuron_device_info *info)
 {
 	const struct ndhal_arch *arch = nd->hal->arch;
 
@@ -65,20 +67,33 @@ static void neuron_query_device(struct neuron_device *nd,
 	strscpy(info->arch_name, arch->name, sizeof(info->arch_name));
 	strscpy(info->product, nd->product, sizeof(info->product));
 }
+EXPORT_SYMBOL_IF_KUNIT(neuron_query_device);
+
+/* Reject what the caller must leave zero and the ops we do not know. */
+VISIBLE_IF_KUNIT int neuron_query_check(const struct neuron_query *q)
+{
+	if (q->flags || q->pad || q->reserved[0] || q->reserved[1])
+		return -EINVAL;
+	if (q->op >= NEURON_QUERY_COUNT)
+		return -EINVAL;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(neuron_query_check);
 
 int neuron_ioctl_query(struct neuron_file *nf, void *arg)
 {
 	struct neuron_query *q = arg;
 	struct neuron_device_info info;
+	int ret;
 
-	if (q->flags || q->pad || q->reserved[0] || q->reserved[1])
-		return -EINVAL;
+	ret = neuron_query_check(q);
+	if (ret)
+		return ret;
 
 	switch (q->op) {
 	case NEURON_QUERY_DEVICE:
 		neuron_query_device(nf->nd, &info);
 		return neuron_query_answer(q, &info, sizeof(info));
-	default:
-		return -EINVAL;
 	}
+	return -EINVAL;
 }

@@ -5,6 +5,8 @@
  * not programmed yet, which the device reports (NEURON_DEV_ENGINES_OFF).
  */
 #include <linux/bits.h>
+#include <linux/export.h>
+#include <kunit/visibility.h>
 
 #include <neuron.h>
 
@@ -23,6 +25,7 @@ const struct ndhal_arch ndhal_arch_v1 = {
 	.reg_bar = 0,
 	.dram_bar = 4,
 };
+EXPORT_SYMBOL_IF_KUNIT(ndhal_arch_v1);
 
 const struct ndhal ndhal_v1 = {
 	.arch = &ndhal_arch_v1,

@@ -6,6 +6,8 @@
  * (NEURON_DEV_ENGINES_OFF).
  */
 #include <linux/bits.h>
+#include <linux/export.h>
+#include <kunit/visibility.h>
 
 #include <neuron.h>
 
@@ -24,6 +26,7 @@ const struct ndhal_arch ndhal_arch_v2 = {
 	.reg_bar = 0,
 	.dram_bar = 4,
 };
+EXPORT_SYMBOL_IF_KUNIT(ndhal_arch_v2);
 
 const struct ndhal ndhal_v2 = {
 	.arch = &ndhal_arch_v2,

@@ -17,6 +17,7 @@
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <kunit/visibility.h>
 
 #include <neuron.h>
 
@@ -66,6 +67,7 @@ const struct ndhal ndhal_sim_v2 = {
 	.caps = NEURON_CAP_QUERY,
 	.flags = NEURON_DEV_SIMULATED,
 };
+EXPORT_SYMBOL_IF_KUNIT(ndhal_sim_v2);
 
 const struct ndhal ndhal_sim_v3 = {
 	.arch = &ndhal_arch_v3,
@@ -73,6 +75,7 @@ const struct ndhal ndhal_sim_v3 = {
 	.caps = NEURON_CAP_QUERY,
 	.flags = NEURON_DEV_SIMULATED,
 };
+EXPORT_SYMBOL_IF_KUNIT(ndhal_sim_v3);
 
 static const struct ndhal *neuron_sim_hal(const char *arch)
 {
@@ -159,8 +162,8 @@ static void neuron_sim_destroy(struct neuron_sim_dev *sd)
  * Parse "ARCH[:MEM_MB]" (module parameter) or "ARCH [MEM_MB]" (bus file,
  * after the ID): @sep is the separator before the size.
  */
-static int neuron_sim_parse(char *spec, char sep, const struct ndhal **hal,
-			    u32 *mem_mb)
+VISIBLE_IF_KUNIT int neuron_sim_parse(char *spec, char sep,
+				      const struct ndhal **hal, u32 *mem_mb)
 {
 	char *size = strchr(spec, sep);
 
@@ -175,6 +178,7 @@ static int neuron_sim_parse(char *spec, char sep, const struct ndhal **hal,
 		return -EINVAL;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(neuron_sim_parse);
 
 static ssize_t new_device_store(NEURON_BUS_CONST struct bus_type *bus,
 				const char *buf, size_t count)

@@ -1,0 +1,24 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# make [modules]  build neuron.ko for the running kernel, or for KDIR=<headers>
+# make check      the whole test loop in QEMU (scripts/check.sh)
+# make demo       boot a VM with two simulated devices and query them
+# make clean
+# The module itself is described by the Kbuild file.
+
+KDIR ?= /lib/modules/$(shell uname -r)/build
+
+all modules:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+clean:
+	[ ! -d $(KDIR) ] || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	rm -rf build
+
+check:
+	@scripts/check.sh
+
+demo:
+	@scripts/demo.sh
+
+.PHONY: all modules clean check demo

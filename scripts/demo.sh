@@ -1,0 +1,27 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# demo.sh (`make demo`): boot Debian 6.1 in QEMU, load neuron.ko with
+# sim=v2,v3 (two simulated devices) and print what neuron-info reads from
+# each /dev/neuron*. Exits non-zero if the run was not clean (see verdict.sh).
+
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/loop.sh"
+
+loop_prereqs
+RUN=$(new_run_dir demo)
+progs="$BUILD/demo-progs"
+kernel_env 6.1 "$RUN/fetch.log" || { tail "$RUN/fetch.log"; die "cannot fetch the kernel"; }
+log "building neuron.ko for $KREL"
+if ! module_build "$KDIR" "$BUILD/$KREL" "$RUN/build.log"; then
+	bad_lines "$RUN/build.log" | tail -n 20
+	[ -f "$BUILD/$KREL/neuron.ko" ] || die "build failed: $RUN/build.log"
+fi
+info_build "$progs"
+log "booting $KREL with neuron.ko sim=v2,v3"
+rc=0
+vm_test "$VMLINUX" "$RUN" -k "$BUILD/$KREL/neuron.ko" "$progs/neuron-info" || rc=1
+
+echo "\$ insmod neuron.ko sim=v2,v3; neuron-info   (Linux $KREL in QEMU)"
+program_output "$RUN/serial.log" neuron-info
+[ $rc -eq 0 ] || { cat "$RUN/verdict.txt" >&2; die "the demo run was not clean: $RUN/serial.log"; }

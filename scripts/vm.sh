@@ -1,0 +1,27 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# vm.sh VMLINUX INITRD LOG: boot VMLINUX (an ELF vmlinux, PVH entry) with
+# INITRD in QEMU under `timeout`, the serial console saved to LOG. Exits with
+# QEMU's status (124: timed out). Environment:
+#   NEURON_VM_TIMEOUT  seconds before the VM is killed (default 180)
+#   NEURON_VM_ACCEL    QEMU accelerator (default tcg: software emulation)
+#   NEURON_VM_VERBOSE  1: also copy the serial console to stderr
+
+. "$(dirname "$0")/lib.sh"
+
+[ $# -eq 3 ] || die "usage: $0 VMLINUX INITRD LOG"
+need_pkgs qemu-system-x86
+
+qemu=(qemu-system-x86_64 -accel "${NEURON_VM_ACCEL:-tcg}" -nographic -no-reboot
+	-m 1G -smp 2 -nic none -kernel "$1" -initrd "$2"
+	-append 'console=ttyS0 panic=-1 oops=panic quiet')
+mkdir -p "$(dirname "$3")"
+rc=0
+if [ "${NEURON_VM_VERBOSE:-0}" = 1 ]; then
+	timeout "${NEURON_VM_TIMEOUT:-180}" "${qemu[@]}" </dev/null 2>&1 | tee "$3" >&2 || rc=$?
+else
+	timeout "${NEURON_VM_TIMEOUT:-180}" "${qemu[@]}" </dev/null >"$3" 2>&1 || rc=$?
+fi
+[ $rc -ne 124 ] || log "VM timed out after ${NEURON_VM_TIMEOUT:-180} s: $3"
+exit $rc

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * neuron: KUnit suites for the driver's pure logic. Built as the separate
+ * module neuron_kunit.ko, only against a kernel with CONFIG_KUNIT (the debug
+ * test kernel); it reaches the driver through EXPORT_SYMBOL_IF_KUNIT.
+ *
+ * Suites:
+ *   neuron_ndhal - invariants of the per-arch tables
+ *   neuron_ioctl - the dispatcher's command lookup
+ *   neuron_query - query validation and the device answer
+ *   neuron_sim   - parsing of simulated device specifications
+ */
+#include <kunit/test.h>
+#include <linux/bits.h>
+#include <linux/log2.h>
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <linux/string.h>
+
+#include <neuron.h>
+
+#include "../neuron_drv.h"
+
+static const struct ndhal_arch *const neuron_test_archs[] = {
+	&ndhal_arch_v1, &ndhal_arch_v2, &ndhal_arch_v3,
+};
+
+/* ---- neuron_ndhal ---- */
+
+static void ndhal_arch_ids(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, ndhal_arch_v1.arch, NEURON_ARCH_V1);
+	KUNIT_EXPECT_EQ(test, ndhal_arch_v2.arch, NEURON_ARCH_V2);
+	KUNIT_EXPECT_EQ(test, ndhal_arch_v3.arch, NEURON_ARCH_V3);
+	KUNIT_EXPECT_STREQ(test, ndhal_arch_v1.name, "v1");
+	KUNIT_EXPECT_STREQ(test, ndhal_arch_v2.name, "v2");
+	KUNIT_EXPECT_STREQ(test, ndhal_arch_v3.name, "v3");
+}
+
+static void ndhal_counts(struct kunit *test)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(neuron_test_archs); i++) {
+		const struct ndhal_arch *a = neuron_test_archs[i];
+
+		KUNIT_EXPECT_GT_MSG(test, a->nc_count, 0, "%s", a->name);
+		/* Every NeuronCore has at least one DMA engine of its own. */
+		KUNIT_EXPECT_GE_MSG(test, a->dma_engines, a->nc_count, "%s", a->name);
+		KUNIT_EXPECT_TRUE_MSG(test, is_power_of_2(a->dma_queues_per_engine),
+				      "%s", a->name);
+		KUNIT_EXPECT_TRUE_MSG(test, is_power_of_2(a->dram_channels),
+				      "%s", a->name);
+		KUNIT_EXPECT_GT_MSG(test, a->semaphores_per_nc, 0, "%s", a->name);
+		KUNIT_EXPECT_GT_MSG(test, a->events_per_nc, 0, "%s", a->name);
+		/* The name fits the query's field with its NUL. */
+		KUNIT_EXPECT_LT(test, strlen(a->name), NEURON_NAME_LEN / 2);
+	}
+}
+
+static void ndhal_bars(struct kunit *test)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(neuron_test_archs); i++) {
+		const struct ndhal_arch *a = neuron_test_archs[i];
+
+		KUNIT_EXPECT_LT(test, a->reg_bar, PCI_STD_NUM_BARS);
+		KUNIT_EXPECT_LT(test, a->dram_bar, PCI_STD_NUM_BARS);
+		KUNIT_EXPECT_NE(test, a->reg_bar, a->dram_bar);
+		KUNIT_EXPECT_TRUE(test, a->bar_mask & BIT(a->reg_bar));
+		KUNIT_EXPECT_TRUE(test, a->bar_mask & BIT(a->dram_bar));
+		KUNIT_EXPECT_EQ(test, a->bar_mask & ~GENMASK(PCI_STD_NUM_BARS - 1, 0), 0);
+	}
+	/* v1 has the AXI BAR2 besides registers and DRAM; v2/v3 do not. */
+	KUNIT_EXPECT_EQ(test, ndhal_arch_v1.bar_mask, BIT(0) | BIT(2) | BIT(4));
+	KUNIT_EXPECT_EQ(test, ndhal_arch_v2.bar_mask, BIT(0) | BIT(4));
+	KUNIT_EXPECT_EQ(test, ndhal_arch_v3.bar_mask, BIT(0) | BIT(4));
+}
+
+static void ndhal_sim_tables(struct kunit *test)
+{
+	KUNIT_EXPECT_PTR_EQ(test, ndhal_sim_v2.arch, &ndhal_arch_v2);
+	KUNIT_EXPECT_PTR_EQ(test, ndhal_sim_v3.arch, &ndhal_arch_v3);
+	KUNIT_EXPECT_TRUE(test, ndhal_sim_v2.flags & NEURON_DEV_SIMULATED);
+	KUNIT_EXPECT_TRUE(test, ndhal_sim_v3.flags & NEURON_DEV_SIMULATED);
+	KUNIT_EXPECT_TRUE(test, ndhal_sim_v2.caps & NEURON_CAP_QUERY);
+	KUNIT_EXPECT_PTR_EQ(test, ndhal_sim_v2.ops, ndhal_sim_v3.ops);
+	KUNIT_EXPECT_STREQ(test, ndhal_sim_v2.ops->name, "sim");
+}
+
+static struct kunit_case neuron_ndhal_cases[] = {
+	KUNIT_CASE(ndhal_arch_ids),
+	KUNIT_CASE(ndhal_counts),
+	KUNIT_CASE(ndhal_bars),
+	KUNIT_CASE(ndhal_sim_tables),
+	{}
+};
+
+static struct kunit_suite neuron_ndhal_suite = {
+	.name = "neuron_ndhal",
+	.test_cases = neuron_ndhal_cases,
+};
+
+/* ---- neuron_ioctl ---- */
+
+static void ioctl_lookup_query(struct kunit *test)
+{
+	const struct neuron_ioctl_desc *d = neuron_ioctl_lookup(NEURON_IOCTL_QUERY);
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(d));
+	KUNIT_EXPECT_EQ(test, d->cmd, NEURON_IOCTL_QUERY);
+	KUNIT_EXPECT_EQ(test, d->min_size, sizeof(struct neuron_query));
+	KUNIT_EXPECT_NOT_NULL(test, d->fn);
+	KUNIT_EXPECT_EQ(test, d->flags & NEURON_IOCTL_ADMIN, 0);
+}
+
+static void ioctl_lookup_sizes(struct kunit *test)
+{
+	unsigned int sz = sizeof(struct neuron_query);
+	unsigned int rw = _IOC_READ | _IOC_WRITE;
+
+	/* Longer (newer caller) is the handler's business: found. */
+	KUNIT_EXPECT_FALSE(test, IS_ERR(neuron_ioctl_lookup(_IOC(rw, 'N', 0, sz + 8))));
+	/* Shorter than the first version: -EINVAL. */
+	KUNIT_EXPECT_EQ(test, PTR_ERR(neuron_ioctl_lookup(_IOC(rw, 'N', 0, sz - 8))),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(neuron_ioctl_lookup(_IOC(rw, 'N', 0, 0))), -EINVAL);
+}
+
+static void ioctl_lookup_foreign(struct kunit *test)
+{
+	unsigned int sz = sizeof(struct neuron_query);
+
+	/* Other magic, unknown numbers, wrong direction: not ours. */
+	KUNIT_EXPECT_EQ(test, PTR_ERR(neuron_ioctl_lookup(_IOWR('M', 0, struct neuron_query))),
+			-ENOTTY);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(neuron_ioctl_lookup(_IOWR('N', 0x7f, struct neuron_query))),
+			-ENOTTY);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(neuron_ioctl_lookup(_IOC(_IOC_WRITE, 'N', 0, sz))),
+			-ENOTTY);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(neuron_ioctl_lookup(_IOC(_IOC_READ, 'N', 0, sz))),
+			-ENOTTY);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(neuron_ioctl_lookup(_IO('N', 0))), -ENOTTY);
+}
+
+static struct kunit_case neuron_ioctl_cases[] = {
+	KUNIT_CASE(ioctl_lookup_query),
+	KUNIT_CASE(ioctl_lookup_sizes),
+	KUNIT_CASE(ioctl_lookup_foreign),
+	{}
+};
+
+static struct kunit_suite neuron_ioctl_suite = {
+	.name = "neuron_ioctl",
+	.test_cases = neuron_ioctl_cases,
+};
+
+/* ---- neuron_query ---- */
+
+static void query_check_zero_fields(struct kunit *test)
+{
+	struct neuron_query q = { .op = NEURON_QUERY_DEVICE };
+
+	KUNIT_EXPECT_EQ(test, neuron_query_check(&q), 0);
+	q.flags = 1;
+	KUNIT_EXPECT_EQ(test, neuron_query_check(&q), -EINVAL);
+	q.flags = 0;
+	q.pad = 1;
+	KUNIT_EXPECT_EQ(test, neuron_query_check(&q), -EINVAL);
+	q.pad = 0;
+	q.reserved[0] = 1;
+	KUNIT_EXPECT_EQ(test, neuron_query_check(&q), -EINVAL);
+	q.reserved[0] = 0;
+	q.reserved[1] = 1ULL << 63;
+	KUNIT_EXPECT_EQ(test, neuron_query_check(&q), -EINVAL);
+	q.reserved[1] = 0;
+	q.op = NEURON_QUERY_COUNT;
+	KUNIT_EXPECT_EQ(test, neuron_query_check(&q), -EINVAL);
+	q.op = ~0U;
+	KUNIT_EXPECT_EQ(test, neuron_query_check(&q), -EINVAL);
+}
+
+static void query_device_sim(struct kunit *test)
+{
+	struct neuron_device *nd = kunit_kzalloc(test, sizeof(*nd), GFP_KERNEL);
+	struct neuron_device_info *info = kunit_kmalloc(test, sizeof(*info), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, nd);
+	KUNIT_ASSERT_NOT_NULL(test, info);
+	nd->hal = &ndhal_sim_v3;
+	nd->product = "sim";
+	nd->minor = 5;
+	nd->sim_id = 42;
+	nd->dram_size = 128ULL << 20;
+	memset(info, 0xa5, sizeof(*info));	/* the fill must clear this */
+
+	neuron_query_device(nd, info);
+	KUNIT_EXPECT_EQ(test, info->uapi_version, NEURON_UAPI_VERSION);
+	KUNIT_EXPECT_EQ(test, info->arch, NEURON_ARCH_V3);
+	KUNIT_EXPECT_EQ(test, info->flags, NEURON_DEV_SIMULATED);
+	KUNIT_EXPECT_EQ(test, info->minor, 5);
+	KUNIT_EXPECT_EQ(test, info->sim_id, 42);
+	KUNIT_EXPECT_EQ(test, info->pci_vendor, 0);
+	KUNIT_EXPECT_EQ(test, info->pci_domain, 0);
+	KUNIT_EXPECT_EQ(test, info->pad, 0);
+	KUNIT_EXPECT_EQ(test, info->nc_count, 8);
+	KUNIT_EXPECT_EQ(test, info->dma_engines, 132);
+	KUNIT_EXPECT_EQ(test, info->dram_channels, 4);
+	KUNIT_EXPECT_EQ(test, info->dram_size, 128ULL << 20);
+	KUNIT_EXPECT_EQ(test, info->dram_channel_size, 32ULL << 20);
+	KUNIT_EXPECT_STREQ(test, info->arch_name, "v3");
+	KUNIT_EXPECT_STREQ(test, info->product, "sim");
+	KUNIT_EXPECT_STREQ(test, info->driver_version, NEURON_DRIVER_VERSION);
+}
+
+static struct kunit_case neuron_query_cases[] = {
+	KUNIT_CASE(query_check_zero_fields),
+	KUNIT_CASE(query_device_sim),
+	{}
+};
+
+static struct kunit_suite neuron_query_suite = {
+	.name = "neuron_query",
+	.test_cases = neuron_query_cases,
+};
+
+/* ---- neuron_sim ---- */
+
+static int sim_parse(const char *in, char sep, const struct ndhal **hal,
+		     u32 *mem_mb)
+{
+	char buf[32];
+
+	strscpy(buf, in, sizeof(buf));
+	return neuron_sim_parse(buf, sep, hal, mem_mb);
+}
+
+static void sim_parse_good(struct kunit *test)
+{
+	const struct ndhal *hal = NULL;
+	u32 mb = 0;
+
+	KUNIT_EXPECT_EQ(test, sim_parse("v2", ':', &hal, &mb), 0);
+	KUNIT_EXPECT_PTR_EQ(test, hal, &ndhal_sim_v2);
+	KUNIT_EXPECT_EQ(test, mb, 256);
+	KUNIT_EXPECT_EQ(test, sim_parse("v3:1024", ':', &hal, &mb), 0);
+	KUNIT_EXPECT_PTR_EQ(test, hal, &ndhal_sim_v3);
+	KUNIT_EXPECT_EQ(test, mb, 1024);
+	KUNIT_EXPECT_EQ(test, sim_parse("v2 1", ' ', &hal, &mb), 0);
+	KUNIT_EXPECT_EQ(test, mb, 1);
+	KUNIT_EXPECT_EQ(test, sim_parse("v3 65536", ' ', &hal, &mb), 0);
+	KUNIT_EXPECT_EQ(test, mb, 65536);
+}
+
+static void sim_parse_bad(struct kunit *test)
+{
+	static const struct {
+		const char *spec;
+		char sep;
+	} bad[] = {
+		{ "", ':' }, { "v1", ':' }, { "v4", ':' }, { "V2", ':' },
+		{ "v2:", ':' }, { "v2:0", ':' }, { "v2:65537", ':' },
+		{ "v2:-1", ':' }, { "v2:12x", ':' }, { "v3:99999999999", ':' },
+		{ "v2:1:2", ':' }, { "v2 ", ' ' }, { "v2 0", ' ' },
+		/* The separator matters: a space is not accepted where ':' is. */
+		{ "v2 64", ':' },
+	};
+	const struct ndhal *hal;
+	u32 mb;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		KUNIT_EXPECT_EQ_MSG(test, sim_parse(bad[i].spec, bad[i].sep, &hal, &mb),
+				    -EINVAL, "spec \"%s\"", bad[i].spec);
+}
+
+static struct kunit_case neuron_sim_cases[] = {
+	KUNIT_CASE(sim_parse_good),
+	KUNIT_CASE(sim_parse_bad),
+	{}
+};
+
+static struct kunit_suite neuron_sim_suite = {
+	.name = "neuron_sim",
+	.test_cases = neuron_sim_cases,
+};
+
+kunit_test_suites(&neuron_ndhal_suite, &neuron_ioctl_suite,
+		  &neuron_query_suite, &neuron_sim_suite);
+
+MODULE_DESCRIPTION("KUnit suites of the neuron driver");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

@@ -32,9 +32,15 @@
 static const struct neuron_ioctl_desc neuron_ioctls[] = {
 	NEURON_IOCTL_DEF(QUERY, neuron_ioctl_query,
 			 offsetofend(struct neuron_query, reserved), 0),
+	NEURON_IOCTL_DEF(MEM_ALLOC, neuron_ioctl_mem_alloc,
+			 offsetofend(struct neuron_mem_alloc, reserved), 0),
+	NEURON_IOCTL_DEF(MEM_FREE, neuron_ioctl_mem_free,
+			 offsetofend(struct neuron_mem_free, flags), 0),
 };
 
 static_assert(sizeof(struct neuron_query) <= NEURON_IOCTL_ARG_MAX);
+static_assert(sizeof(struct neuron_mem_alloc) <= NEURON_IOCTL_ARG_MAX);
+static_assert(sizeof(struct neuron_mem_free) <= NEURON_IOCTL_ARG_MAX);
 
 /**
  * neuron_ioctl_lookup() - find the table entry of an ioctl command
@@ -113,7 +119,10 @@ static int neuron_open(struct inode *inode, struct file *file)
 	}
 	get_device(&nd->dev);
 	nf->nd = nd;
+	neuron_file_mem_init(nf);
 	file->private_data = nf;
+	/* All files of the device share one mapping: removal zaps them all. */
+	file->f_mapping = nd->inode->i_mapping;
 	neuron_dev_exit(idx);
 	return 0;
 }
@@ -122,6 +131,7 @@ static int neuron_release(struct inode *inode, struct file *file)
 {
 	struct neuron_file *nf = file->private_data;
 
+	neuron_file_mem_release(nf);
 	put_device(&nf->nd->dev);
 	kfree(nf);
 	return 0;
@@ -133,4 +143,5 @@ const struct file_operations neuron_fops = {
 	.release = neuron_release,
 	.unlocked_ioctl = neuron_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
+	.mmap = neuron_mmap,
 };

@@ -18,4 +18,22 @@
 #define NEURON_BUS_CONST
 #endif
 
+/*
+ * 6.3 ("mm: introduce vma->vm_flags wrapper functions"): vm_flags is
+ * read-only, changed through vm_flags_set() / vm_flags_clear().
+ */
+#ifndef NEURON_HAVE_VM_FLAGS_SET
+#include <linux/mm.h>
+
+static inline void vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
+{
+	vma->vm_flags |= flags;
+}
+
+static inline void vm_flags_clear(struct vm_area_struct *vma, vm_flags_t flags)
+{
+	vma->vm_flags &= ~flags;
+}
+#endif
+
 #endif /* _NEURON_COMPAT_H */

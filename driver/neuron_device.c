@@ -33,6 +33,9 @@ static void neuron_device_release(struct device *dev)
 {
 	struct neuron_device *nd = container_of(dev, struct neuron_device, dev);
 
+	if (nd->inode)
+		neuron_device_inode_fini(nd);
+	neuron_device_mem_fini(nd);
 	ida_free(&neuron_minor_ida, nd->minor);
 	kfree(nd);
 }
@@ -65,6 +68,7 @@ struct neuron_device *neuron_device_create(const struct neuron_device_desc *desc
 	nd->sim_id = desc->sim_id;
 	nd->dram_size = desc->dram_size;
 	nd->backend = desc->backend;
+	neuron_device_mem_init(nd);
 
 	/* From here on, put_device() frees nd and its minor. */
 	device_initialize(&nd->dev);
@@ -74,6 +78,9 @@ struct neuron_device *neuron_device_create(const struct neuron_device_desc *desc
 	nd->dev.release = neuron_device_release;
 	dev_set_drvdata(&nd->dev, nd);
 	ret = dev_set_name(&nd->dev, "neuron%d", minor);
+	if (ret)
+		goto err_put;
+	ret = neuron_device_inode_init(nd);
 	if (ret)
 		goto err_put;
 
@@ -105,14 +112,16 @@ err_put:
  * neuron_device_remove() - unplug and unregister a device
  * @nd: device made by neuron_device_create().
  *
- * Waits for the ioctls in flight, removes /dev/neuronN, tears the backend
- * down and drops the backend's reference. Open files keep the structure
- * alive and get -ENODEV from then on.
+ * Waits for the ioctls and faults in flight, zaps every user mapping (a
+ * later access gets SIGBUS), removes /dev/neuronN, tears the backend down
+ * and drops the backend's reference. Open files keep the structure alive
+ * and get -ENODEV from then on.
  */
 void neuron_device_remove(struct neuron_device *nd)
 {
 	WRITE_ONCE(nd->unplugged, true);
 	synchronize_srcu(&neuron_unplug_srcu);
+	neuron_device_zap_mappings(nd);
 	cdev_device_del(&nd->cdev, &nd->dev);
 	if (nd->hal->ops->fini)
 		nd->hal->ops->fini(nd);

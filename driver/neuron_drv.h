@@ -6,16 +6,43 @@
 #ifndef _NEURON_DRV_H
 #define _NEURON_DRV_H
 
+#include <linux/atomic.h>
+#include <linux/bits.h>
 #include <linux/cdev.h>
 #include <linux/device.h>
+#include <linux/kref.h>
+#include <linux/maple_tree.h>
+#include <linux/mutex.h>
 #include <linux/srcu.h>
 #include <linux/types.h>
+#include <linux/xarray.h>
 
 #include <neuron.h>
 
 #include "ndhal/ndhal.h"
 
 #define NEURON_MAX_DEVICES	64
+/* Largest NeuronCore count of any arch: sizes per-NC arrays. */
+#define NEURON_MAX_NC		8
+
+/*
+ * mmap offsets: a memory object's offset is its handle shifted by
+ * NEURON_MMAP_SHIFT, so an object is at most 1 TiB and a file has at most
+ * 2^24 - 1 handles.
+ */
+#define NEURON_MMAP_SHIFT	40
+#define NEURON_MEM_MAX_SIZE	BIT_ULL(NEURON_MMAP_SHIFT)
+#define NEURON_MAX_HANDLE	((1U << (64 - NEURON_MMAP_SHIFT)) - 1)
+
+/**
+ * struct neuron_mem_counter - memory in use, in bytes
+ * @device: device memory.
+ * @host: host memory.
+ */
+struct neuron_mem_counter {
+	atomic64_t device;
+	atomic64_t host;
+};
 
 #ifndef NEURON_DRIVER_VERSION
 #define NEURON_DRIVER_VERSION	"unknown"
@@ -36,6 +63,12 @@
  * @sim_id: ID of a simulated device.
  * @dram_size: device memory in bytes.
  * @backend: private data of the backend (PCI or simulator).
+ * @inode: anonymous inode whose mapping every open file uses, so that
+ *	removal can zap all user mappings of the device at once.
+ * @dram_lock: guards @dram.
+ * @dram: allocated device memory, by page number, to its neuron_mem.
+ * @usage: memory alive on the device, all files.
+ * @nc_usage: the same per NeuronCore.
  */
 struct neuron_device {
 	struct device dev;
@@ -48,14 +81,50 @@ struct neuron_device {
 	u32 sim_id;
 	u64 dram_size;
 	void *backend;
+	struct inode *inode;
+	struct mutex dram_lock;		/* guards @dram */
+	struct maple_tree dram;
+	struct neuron_mem_counter usage;
+	struct neuron_mem_counter nc_usage[NEURON_MAX_NC];
 };
 
 /**
  * struct neuron_file - state of one open file of a device
  * @nd: the device; a reference is held from open to release.
+ * @handles: handle -> struct neuron_mem; each entry holds a reference.
+ * @nhandles: entries in @handles.
+ * @usage: memory of the file's live handles.
  */
 struct neuron_file {
 	struct neuron_device *nd;
+	struct xarray handles;
+	atomic64_t nhandles;
+	struct neuron_mem_counter usage;
+};
+
+/**
+ * struct neuron_mem - a memory object (host or device memory)
+ * @ref: references: the owning file's handle, each mapping, each user of
+ *	the object in flight. The last put frees the memory.
+ * @nd: the device; a reference is held for the object's life.
+ * @kind: NEURON_MEM_HOST or NEURON_MEM_DEVICE.
+ * @nc: NeuronCore the memory is charged to.
+ * @channel: DRAM channel of device memory.
+ * @size: bytes, a multiple of PAGE_SIZE.
+ * @dev_addr: device memory: its address on the device.
+ * @npages: entries in @pages.
+ * @pages: the backing pages (device memory of the simulator: its pages).
+ */
+struct neuron_mem {
+	struct kref ref;
+	struct neuron_device *nd;
+	u32 kind;
+	u32 nc;
+	u32 channel;
+	u64 size;
+	u64 dev_addr;
+	unsigned long npages;
+	struct page **pages;
 };
 
 /**
@@ -141,10 +210,30 @@ void neuron_query_device(struct neuron_device *nd,
 			 struct neuron_device_info *info);
 int neuron_sim_parse(char *spec, char sep, const struct ndhal **hal,
 		     u32 *mem_mb);
+int neuron_mem_check(const struct neuron_mem_alloc *a,
+		     const struct ndhal_arch *arch);
 #endif
 
 /* neuron_query.c */
 int neuron_ioctl_query(struct neuron_file *nf, void *arg);
+
+/* neuron_mem.c */
+void neuron_file_mem_init(struct neuron_file *nf);
+void neuron_file_mem_release(struct neuron_file *nf);
+void neuron_device_mem_init(struct neuron_device *nd);
+void neuron_device_mem_fini(struct neuron_device *nd);
+int neuron_ioctl_mem_alloc(struct neuron_file *nf, void *arg);
+int neuron_ioctl_mem_free(struct neuron_file *nf, void *arg);
+struct neuron_mem *neuron_mem_lookup(struct neuron_file *nf, u32 handle);
+void neuron_mem_put(struct neuron_mem *mem);
+struct page **neuron_pages_alloc(unsigned long npages);
+void neuron_pages_free(struct page **pages, unsigned long npages);
+
+/* neuron_mmap.c */
+int neuron_device_inode_init(struct neuron_device *nd);
+void neuron_device_inode_fini(struct neuron_device *nd);
+void neuron_device_zap_mappings(struct neuron_device *nd);
+int neuron_mmap(struct file *file, struct vm_area_struct *vma);
 
 /* neuron_pci.c */
 int neuron_pci_init(void);

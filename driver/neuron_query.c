@@ -14,6 +14,8 @@
 
 static_assert(sizeof(struct neuron_query) == 40);
 static_assert(sizeof(struct neuron_device_info) == 152);
+static_assert(sizeof(struct neuron_mem_usage) == 48);
+static_assert(sizeof(struct neuron_mem_usage_nc) == 16);
 
 /*
  * Copy @len bytes of @answer to the caller's buffer, at most @q->size of
@@ -80,10 +82,37 @@ VISIBLE_IF_KUNIT int neuron_query_check(const struct neuron_query *q)
 }
 EXPORT_SYMBOL_IF_KUNIT(neuron_query_check);
 
+/* Fill the answer of NEURON_QUERY_MEM_USAGE; returns its size. */
+static u32 neuron_query_mem_usage(struct neuron_file *nf,
+				  struct neuron_mem_usage *u,
+				  struct neuron_mem_usage_nc *nc)
+{
+	struct neuron_device *nd = nf->nd;
+	u32 i, count = nd->hal->arch->nc_count;
+
+	memset(u, 0, sizeof(*u));
+	u->device_bytes = atomic64_read(&nd->usage.device);
+	u->host_bytes = atomic64_read(&nd->usage.host);
+	u->file_device_bytes = atomic64_read(&nf->usage.device);
+	u->file_host_bytes = atomic64_read(&nf->usage.host);
+	u->file_handles = atomic64_read(&nf->nhandles);
+	u->nc_count = count;
+	for (i = 0; i < count; i++) {
+		nc[i].device_bytes = atomic64_read(&nd->nc_usage[i].device);
+		nc[i].host_bytes = atomic64_read(&nd->nc_usage[i].host);
+	}
+	return sizeof(*u) + count * sizeof(*nc);
+}
+
 int neuron_ioctl_query(struct neuron_file *nf, void *arg)
 {
 	struct neuron_query *q = arg;
 	struct neuron_device_info info;
+	struct {
+		struct neuron_mem_usage u;
+		struct neuron_mem_usage_nc nc[NEURON_MAX_NC];
+	} usage;
+	u32 len;
 	int ret;
 
 	ret = neuron_query_check(q);
@@ -94,6 +123,9 @@ int neuron_ioctl_query(struct neuron_file *nf, void *arg)
 	case NEURON_QUERY_DEVICE:
 		neuron_query_device(nf->nd, &info);
 		return neuron_query_answer(q, &info, sizeof(info));
+	case NEURON_QUERY_MEM_USAGE:
+		len = neuron_query_mem_usage(nf, &usage.u, usage.nc);
+		return neuron_query_answer(q, &usage, len);
 	}
 	return -EINVAL;
 }

@@ -42,6 +42,8 @@
 /* Capability bits (struct neuron_device_info.caps): what works today. */
 /** NEURON_CAP_QUERY - NEURON_IOCTL_QUERY is available (always set). */
 #define NEURON_CAP_QUERY		_BITULL(0)
+/** NEURON_CAP_MEM - MEM_ALLOC, MEM_FREE and mmap() of memory objects. */
+#define NEURON_CAP_MEM			_BITULL(1)
 
 /* Device flags (struct neuron_device_info.flags). */
 /** NEURON_DEV_SIMULATED - the device is a simulated one (driver/sim). */
@@ -52,7 +54,9 @@
 /* Query operations (struct neuron_query.op). */
 /** NEURON_QUERY_DEVICE - fills a struct neuron_device_info. */
 #define NEURON_QUERY_DEVICE		0
-#define NEURON_QUERY_COUNT		1
+/** NEURON_QUERY_MEM_USAGE - fills a struct neuron_mem_usage. */
+#define NEURON_QUERY_MEM_USAGE		1
+#define NEURON_QUERY_COUNT		2
 
 #define NEURON_NAME_LEN			32
 
@@ -134,6 +138,90 @@ struct neuron_query {
 };
 
 /**
+ * struct neuron_mem_usage_nc - memory charged to one NeuronCore
+ * @device_bytes: Out: device memory, all files of the device.
+ * @host_bytes: Out: host memory, all files of the device.
+ */
+struct neuron_mem_usage_nc {
+	__u64 device_bytes;
+	__u64 host_bytes;
+};
+
+/**
+ * struct neuron_mem_usage - answer of %NEURON_QUERY_MEM_USAGE
+ *
+ * The answer is this structure followed by @nc_count entries of struct
+ * neuron_mem_usage_nc, one per NeuronCore. Bytes are counted in whole
+ * pages. Device-wide figures count memory that is still alive (a mapping
+ * keeps freed memory alive); the file's figures count its live handles.
+ *
+ * @device_bytes: Out: device memory in use on the device.
+ * @host_bytes: Out: host memory in use for the device.
+ * @file_device_bytes: Out: device memory of the calling file's handles.
+ * @file_host_bytes: Out: host memory of the calling file's handles.
+ * @file_handles: Out: live memory handles of the calling file.
+ * @nc_count: Out: struct neuron_mem_usage_nc entries that follow.
+ * @pad: Out: zero.
+ */
+struct neuron_mem_usage {
+	__u64 device_bytes;
+	__u64 host_bytes;
+	__u64 file_device_bytes;
+	__u64 file_host_bytes;
+	__u64 file_handles;
+	__u32 nc_count;
+	__u32 pad;
+};
+
+/* Memory kinds (struct neuron_mem_alloc.kind). */
+/** NEURON_MEM_HOST - host memory the device can reach. */
+#define NEURON_MEM_HOST			0
+/** NEURON_MEM_DEVICE - device DRAM. */
+#define NEURON_MEM_DEVICE		1
+
+/** NEURON_MEM_CHANNEL_ANY - let the driver choose the DRAM channel. */
+#define NEURON_MEM_CHANNEL_ANY		0xffffffffU
+
+/**
+ * struct neuron_mem_alloc - argument of %NEURON_IOCTL_MEM_ALLOC
+ * @size: In: bytes, at least 1; rounded up to whole pages.
+ * @align: In: device memory: 0 (page) or a power of two from 4096 to
+ *	1 GiB. Host memory: must be 0 (always page aligned).
+ * @kind: In: NEURON_MEM_HOST or NEURON_MEM_DEVICE.
+ * @nc: In: NeuronCore the memory is charged to, below nc_count.
+ * @channel: In: device memory: DRAM channel below dram_channels, or
+ *	NEURON_MEM_CHANNEL_ANY (the channel nearest @nc first). Host memory:
+ *	must be 0.
+ * @flags: In: must be 0.
+ * @handle: Out: handle of the memory, valid for this file only; never 0.
+ * @pad: In: must be 0.
+ * @mmap_offset: Out: offset to pass to mmap() to map the memory.
+ * @reserved: In: must be 0.
+ */
+struct neuron_mem_alloc {
+	__u64 size;
+	__u64 align;
+	__u32 kind;
+	__u32 nc;
+	__u32 channel;
+	__u32 flags;
+	__u32 handle;
+	__u32 pad;
+	__u64 mmap_offset;
+	__u64 reserved[2];
+};
+
+/**
+ * struct neuron_mem_free - argument of %NEURON_IOCTL_MEM_FREE
+ * @handle: In: a handle of this file.
+ * @flags: In: must be 0.
+ */
+struct neuron_mem_free {
+	__u32 handle;
+	__u32 flags;
+};
+
+/**
  * NEURON_IOCTL_QUERY - read information about the device
  *
  * Who: any opener of the device node.  Errors: -EINVAL for an unknown @op,
@@ -141,5 +229,25 @@ struct neuron_query {
  * the device is gone.
  */
 #define NEURON_IOCTL_QUERY	_IOWR(NEURON_IOCTL_MAGIC, 0x00, struct neuron_query)
+
+/**
+ * NEURON_IOCTL_MEM_ALLOC - allocate zeroed host or device memory
+ *
+ * Who: any opener. The memory belongs to the file: its handle means
+ * nothing to other files, and it is freed when the file is released.
+ * Errors: -EINVAL (a field out of range, non-zero @flags/@pad/@reserved),
+ * -EOPNOTSUPP (no NEURON_CAP_MEM), -ENOMEM (no memory left in the channel,
+ * or on the host), -ENODEV.
+ */
+#define NEURON_IOCTL_MEM_ALLOC	_IOWR(NEURON_IOCTL_MAGIC, 0x01, struct neuron_mem_alloc)
+
+/**
+ * NEURON_IOCTL_MEM_FREE - drop a handle
+ *
+ * Who: the file that owns the handle. Mappings of the memory stay valid
+ * until unmapped. Errors: -EINVAL (@flags), -ENOENT (not a handle of
+ * this file), -ENODEV.
+ */
+#define NEURON_IOCTL_MEM_FREE	_IOW(NEURON_IOCTL_MAGIC, 0x02, struct neuron_mem_free)
 
 #endif /* _UAPI_NEURON_H */

@@ -12,6 +12,7 @@
 #include <linux/types.h>
 
 struct neuron_device;
+struct neuron_mem;
 
 /**
  * struct ndhal_arch - geometry of one arch
@@ -48,11 +49,17 @@ struct ndhal_arch {
  *	sees it.
  * @fini: optional; undo @init; called after the device is unplugged and no ioctl
  *	runs on it any more.
+ * @dram_alloc: back device memory @mem (its @dev_addr and @size are set)
+ *	with zeroed memory and fill its @pages; needed for NEURON_CAP_MEM.
+ * @dram_free: undo @dram_alloc; called when the last user of @mem is gone,
+ *	possibly after the device was removed.
  */
 struct ndhal_ops {
 	const char *name;
 	int (*init)(struct neuron_device *nd);
 	void (*fini)(struct neuron_device *nd);
+	int (*dram_alloc)(struct neuron_device *nd, struct neuron_mem *mem);
+	void (*dram_free)(struct neuron_device *nd, struct neuron_mem *mem);
 };
 
 /**

@@ -34,12 +34,16 @@
  * @list: entry in neuron_sim_devs.
  * @id: ID given by root.
  * @nd: the neuron device it backs.
+ * @dram: the simulated DRAM: device page number -> page, for the pages
+ *	that back allocated device memory; lives as long as @dev, which
+ *	outlives the neuron device and so every memory object.
  */
 struct neuron_sim_dev {
 	struct device dev;
 	struct list_head list;
 	u32 id;
 	struct neuron_device *nd;
+	struct xarray dram;
 };
 
 /*
@@ -56,15 +60,52 @@ static int sim_count;
 module_param_array(sim, charp, &sim_count, 0444);
 MODULE_PARM_DESC(sim, "simulated devices to create at load: ARCH[:MEM_MB],... (ARCH v2 or v3)");
 
-/* The simulator runs no engines yet, so it has nothing to bring up. */
+static void neuron_sim_dram_unmap(struct neuron_sim_dev *sd, u64 dev_addr,
+				  unsigned long npages)
+{
+	unsigned long first = dev_addr >> PAGE_SHIFT, i;
+
+	for (i = 0; i < npages; i++)
+		xa_erase(&sd->dram, first + i);
+}
+
+/* Back device memory with zeroed pages of the simulated DRAM. */
+static int neuron_sim_dram_alloc(struct neuron_device *nd, struct neuron_mem *mem)
+{
+	struct neuron_sim_dev *sd = nd->backend;
+	unsigned long first = mem->dev_addr >> PAGE_SHIFT, i;
+	int ret;
+
+	mem->pages = neuron_pages_alloc(mem->npages);
+	if (!mem->pages)
+		return -ENOMEM;
+	for (i = 0; i < mem->npages; i++) {
+		ret = xa_err(xa_store(&sd->dram, first + i, mem->pages[i], GFP_KERNEL));
+		if (ret) {
+			neuron_sim_dram_unmap(sd, mem->dev_addr, i);
+			neuron_pages_free(mem->pages, mem->npages);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static void neuron_sim_dram_free(struct neuron_device *nd, struct neuron_mem *mem)
+{
+	neuron_sim_dram_unmap(nd->backend, mem->dev_addr, mem->npages);
+	neuron_pages_free(mem->pages, mem->npages);
+}
+
 const struct ndhal_ops neuron_sim_ops = {
 	.name = "sim",
+	.dram_alloc = neuron_sim_dram_alloc,
+	.dram_free = neuron_sim_dram_free,
 };
 
 const struct ndhal ndhal_sim_v2 = {
 	.arch = &ndhal_arch_v2,
 	.ops = &neuron_sim_ops,
-	.caps = NEURON_CAP_QUERY,
+	.caps = NEURON_CAP_QUERY | NEURON_CAP_MEM,
 	.flags = NEURON_DEV_SIMULATED,
 };
 EXPORT_SYMBOL_IF_KUNIT(ndhal_sim_v2);
@@ -72,7 +113,7 @@ EXPORT_SYMBOL_IF_KUNIT(ndhal_sim_v2);
 const struct ndhal ndhal_sim_v3 = {
 	.arch = &ndhal_arch_v3,
 	.ops = &neuron_sim_ops,
-	.caps = NEURON_CAP_QUERY,
+	.caps = NEURON_CAP_QUERY | NEURON_CAP_MEM,
 	.flags = NEURON_DEV_SIMULATED,
 };
 EXPORT_SYMBOL_IF_KUNIT(ndhal_sim_v3);
@@ -90,7 +131,10 @@ static struct bus_type neuron_sim_bus;
 
 static void neuron_sim_dev_release(struct device *dev)
 {
-	kfree(container_of(dev, struct neuron_sim_dev, dev));
+	struct neuron_sim_dev *sd = container_of(dev, struct neuron_sim_dev, dev);
+
+	xa_destroy(&sd->dram);
+	kfree(sd);
 }
 
 static struct neuron_sim_dev *neuron_sim_find(u32 id)
@@ -119,6 +163,7 @@ static int neuron_sim_create(u32 id, const struct ndhal *hal, u32 mem_mb)
 	if (!sd)
 		return -ENOMEM;
 	sd->id = id;
+	xa_init(&sd->dram);
 	device_initialize(&sd->dev);
 	sd->dev.bus = &neuron_sim_bus;
 	sd->dev.release = neuron_sim_dev_release;

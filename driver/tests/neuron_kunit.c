@@ -9,12 +9,14 @@
  *   neuron_ioctl - the dispatcher's command lookup
  *   neuron_query - query validation and the device answer
  *   neuron_sim   - parsing of simulated device specifications
+ *   neuron_mem   - validation of memory allocation requests
  */
 #include <kunit/test.h>
 #include <linux/bits.h>
 #include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/pci.h>
+#include <linux/sizes.h>
 #include <linux/string.h>
 
 #include <neuron.h>
@@ -286,8 +288,76 @@ static struct kunit_suite neuron_sim_suite = {
 	.test_cases = neuron_sim_cases,
 };
 
+/* ---- neuron_mem ---- */
+
+static void mem_check_good(struct kunit *test)
+{
+	struct neuron_mem_alloc a = { .size = 1, .kind = NEURON_MEM_HOST };
+
+	KUNIT_EXPECT_EQ(test, neuron_mem_check(&a, &ndhal_arch_v2), 0);
+	a.kind = NEURON_MEM_DEVICE;
+	a.align = 4096;
+	a.channel = 1;
+	a.nc = 1;
+	KUNIT_EXPECT_EQ(test, neuron_mem_check(&a, &ndhal_arch_v2), 0);
+	a.align = SZ_1G;
+	a.channel = NEURON_MEM_CHANNEL_ANY;
+	a.nc = 7;
+	a.size = NEURON_MEM_MAX_SIZE;
+	KUNIT_EXPECT_EQ(test, neuron_mem_check(&a, &ndhal_arch_v3), 0);
+}
+
+static void mem_check_bad(struct kunit *test)
+{
+	static const struct {
+		const char *what;
+		struct neuron_mem_alloc a;
+	} bad[] = {
+		{ "size 0", { .kind = NEURON_MEM_HOST } },
+		{ "size > 1 TiB", { .size = NEURON_MEM_MAX_SIZE + 1 } },
+		{ "kind", { .size = 1, .kind = 2 } },
+		{ "flags", { .size = 1, .flags = 1 } },
+		{ "pad", { .size = 1, .pad = 1 } },
+		{ "reserved[0]", { .size = 1, .reserved = { 1, 0 } } },
+		{ "reserved[1]", { .size = 1, .reserved = { 0, 1 } } },
+		{ "nc", { .size = 1, .nc = 2 } },
+		{ "host align", { .size = 1, .align = 4096 } },
+		{ "host channel", { .size = 1, .channel = 1 } },
+		{ "align not pow2", { .size = 1, .kind = NEURON_MEM_DEVICE, .align = 12288 } },
+		{ "align < page", { .size = 1, .kind = NEURON_MEM_DEVICE, .align = 2048 } },
+		{ "align > 1 GiB", { .size = 1, .kind = NEURON_MEM_DEVICE, .align = SZ_2G } },
+		{ "channel", { .size = 1, .kind = NEURON_MEM_DEVICE, .channel = 2 } },
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		KUNIT_EXPECT_EQ_MSG(test, neuron_mem_check(&bad[i].a, &ndhal_arch_v2),
+				    -EINVAL, "%s", bad[i].what);
+}
+
+static void mem_nc_limit(struct kunit *test)
+{
+	int i;
+
+	/* Per-NC counters are a fixed array: every arch must fit in it. */
+	for (i = 0; i < ARRAY_SIZE(neuron_test_archs); i++)
+		KUNIT_EXPECT_LE(test, neuron_test_archs[i]->nc_count, NEURON_MAX_NC);
+}
+
+static struct kunit_case neuron_mem_cases[] = {
+	KUNIT_CASE(mem_check_good),
+	KUNIT_CASE(mem_check_bad),
+	KUNIT_CASE(mem_nc_limit),
+	{}
+};
+
+static struct kunit_suite neuron_mem_suite = {
+	.name = "neuron_mem",
+	.test_cases = neuron_mem_cases,
+};
+
 kunit_test_suites(&neuron_ndhal_suite, &neuron_ioctl_suite,
-		  &neuron_query_suite, &neuron_sim_suite);
+		  &neuron_query_suite, &neuron_sim_suite, &neuron_mem_suite);
 
 MODULE_DESCRIPTION("KUnit suites of the neuron driver");
 MODULE_LICENSE("GPL");

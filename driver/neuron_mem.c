@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * neuron: memory objects. A file allocates host or device memory and gets
+ * a handle that only it can use; the object is reference counted (handle,
+ * mappings, users in flight) and freed with its last reference. Memory is
+ * zeroed before anyone can see it.
+ *
+ * Device memory is placed in the device's address space by a maple tree of
+ * allocated page ranges (nd->dram, under nd->dram_lock); each DRAM channel
+ * is an equal slice of that space. The backend provides the memory behind
+ * an address range (ndhal_ops.dram_alloc): the simulator's own pages.
+ *
+ * Accounting: the device's counters follow memory alive (charged at
+ * allocation, released with the last reference); a file's counters follow
+ * its handles.
+ */
+#include <linux/align.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <kunit/visibility.h>
+
+#include "neuron_drv.h"
+
+struct page **neuron_pages_alloc(unsigned long npages)
+{
+	struct page **pages;
+	unsigned long i;
+
+	pages = kvcalloc(npages, sizeof(*pages), GFP_KERNEL_ACCOUNT);
+	if (!pages)
+		return NULL;
+	for (i = 0; i < npages; i++) {
+		pages[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_NOWARN);
+		if (!pages[i] || fatal_signal_pending(current)) {
+			neuron_pages_free(pages, pages[i] ? i + 1 : i);
+			return NULL;
+		}
+		if (!(i % 1024))
+			cond_resched();
+	}
+	return pages;
+}
+
+void neuron_pages_free(struct page **pages, unsigned long npages)
+{
+	unsigned long i;
+
+	for (i = 0; i < npages; i++)
+		__free_page(pages[i]);
+	kvfree(pages);
+}
+
+static void neuron_counter_add(struct neuron_mem_counter *c, u32 kind, s64 bytes)
+{
+	atomic64_add(bytes, kind == NEURON_MEM_DEVICE ? &c->device : &c->host);
+}
+
+void neuron_device_mem_init(struct neuron_device *nd)
+{
+	mutex_init(&nd->dram_lock);
+	mt_init_flags(&nd->dram, MT_FLAGS_ALLOC_RANGE | MT_FLAGS_LOCK_EXTERN);
+	mt_set_external_lock(&nd->dram, &nd->dram_lock);
+}
+
+/* Called from the device's release: every memory object is gone. */
+void neuron_device_mem_fini(struct neuron_device *nd)
+{
+	mutex_lock(&nd->dram_lock);
+	__mt_destroy(&nd->dram);
+	mutex_unlock(&nd->dram_lock);
+	mutex_destroy(&nd->dram_lock);
+}
+
+/* Find room for @mem in @channel, aligned to @align pages. */
+static int neuron_dram_place(struct neuron_device *nd, struct neuron_mem *mem,
+			     u32 channel, unsigned long align)
+{
+	unsigned long ch_pages = div_u64(nd->dram_size, nd->hal->arch->dram_channels)
+				 >> PAGE_SHIFT;
+	MA_STATE(mas, &nd->dram, 0, 0);
+	unsigned long start;
+	int ret;
+
+	if (mem->npages > ch_pages)
+		return -ENOMEM;
+	mutex_lock(&nd->dram_lock);
+	ret = mas_empty_area(&mas, channel * ch_pages, (channel + 1) * ch_pages - 1,
+			     mem->npages + align - 1);
+	if (!ret) {
+		start = ALIGN(mas.index, align);
+		mas_set_range(&mas, start, start + mem->npages - 1);
+		ret = mas_store_gfp(&mas, mem, GFP_KERNEL);
+		if (!ret) {
+			mem->dev_addr = (u64)start << PAGE_SHIFT;
+			mem->channel = channel;
+		}
+	}
+	mutex_unlock(&nd->dram_lock);
+	return ret == -EBUSY ? -ENOMEM : ret;
+}
+
+static void neuron_dram_unplace(struct neuron_device *nd, struct neuron_mem *mem)
+{
+	MA_STATE(mas, &nd->dram, mem->dev_addr >> PAGE_SHIFT, mem->dev_addr >> PAGE_SHIFT);
+
+	mutex_lock(&nd->dram_lock);
+	mas_erase(&mas);
+	mutex_unlock(&nd->dram_lock);
+}
+
+/*
+ * Place device memory: in @channel, or with NEURON_MEM_CHANNEL_ANY in the
+ * channel nearest the NeuronCore first, then in the others in turn.
+ */
+static int neuron_dram_alloc(struct neuron_device *nd, struct neuron_mem *mem,
+			     u32 channel, u64 align)
+{
+	u32 channels = nd->hal->arch->dram_channels;
+	unsigned long align_pages = align ? align >> PAGE_SHIFT : 1;
+	u32 first, i;
+	int ret = -ENOMEM;
+
+	if (channel != NEURON_MEM_CHANNEL_ANY) {
+		ret = neuron_dram_place(nd, mem, channel, align_pages);
+	} else {
+		first = mem->nc * channels / nd->hal->arch->nc_count;
+		for (i = 0; i < channels && ret == -ENOMEM; i++)
+			ret = neuron_dram_place(nd, mem, (first + i) % channels,
+						align_pages);
+	}
+	if (ret)
+		return ret;
+	ret = nd->hal->ops->dram_alloc(nd, mem);
+	if (ret)
+		neuron_dram_unplace(nd, mem);
+	return ret;
+}
+
+static void neuron_mem_release(struct kref *ref)
+{
+	struct neuron_mem *mem = container_of(ref, struct neuron_mem, ref);
+	struct neuron_device *nd = mem->nd;
+
+	neuron_counter_add(&nd->usage, mem->kind, -mem->size);
+	neuron_counter_add(&nd->nc_usage[mem->nc], mem->kind, -mem->size);
+	if (mem->kind == NEURON_MEM_DEVICE) {
+		nd->hal->ops->dram_free(nd, mem);
+		neuron_dram_unplace(nd, mem);
+	} else {
+		neuron_pages_free(mem->pages, mem->npages);
+	}
+	put_device(&nd->dev);
+	kfree(mem);
+}
+
+void neuron_mem_put(struct neuron_mem *mem)
+{
+	kref_put(&mem->ref, neuron_mem_release);
+}
+
+/* Take a reference on the object behind one of the file's handles. */
+struct neuron_mem *neuron_mem_lookup(struct neuron_file *nf, u32 handle)
+{
+	struct neuron_mem *mem;
+
+	xa_lock(&nf->handles);
+	mem = xa_load(&nf->handles, handle);
+	if (mem)
+		kref_get(&mem->ref);
+	xa_unlock(&nf->handles);
+	return mem;
+}
+
+/**
+ * neuron_mem_check() - validate a MEM_ALLOC request against an arch
+ * @a: the request.
+ * @arch: geometry of the device.
+ *
+ * Return: 0, or -EINVAL for anything out of range.
+ */
+VISIBLE_IF_KUNIT int neuron_mem_check(const struct neuron_mem_alloc *a,
+				      const struct ndhal_arch *arch)
+{
+	if (a->flags || a->pad || a->reserved[0] || a->reserved[1])
+		return -EINVAL;
+	if (!a->size || a->size > NEURON_MEM_MAX_SIZE || a->nc >= arch->nc_count)
+		return -EINVAL;
+	switch (a->kind) {
+	case NEURON_MEM_HOST:
+		return a->align || a->channel ? -EINVAL : 0;
+	case NEURON_MEM_DEVICE:
+		if (a->align && (!is_power_of_2(a->align) || a->align < PAGE_SIZE ||
+				 a->align > SZ_1G))
+			return -EINVAL;
+		if (a->channel >= arch->dram_channels &&
+		    a->channel != NEURON_MEM_CHANNEL_ANY)
+			return -EINVAL;
+		return 0;
+	}
+	return -EINVAL;
+}
+EXPORT_SYMBOL_IF_KUNIT(neuron_mem_check);
+
+int neuron_ioctl_mem_alloc(struct neuron_file *nf, void *arg)
+{
+	struct neuron_mem_alloc *a = arg;
+	struct neuron_device *nd = nf->nd;
+	struct neuron_mem *mem;
+	u32 handle;
+	int ret;
+
+	if (!(nd->hal->caps & NEURON_CAP_MEM))
+		return -EOPNOTSUPP;
+	ret = neuron_mem_check(a, nd->hal->arch);
+	if (ret)
+		return ret;
+
+	mem = kzalloc(sizeof(*mem), GFP_KERNEL_ACCOUNT);
+	if (!mem)
+		return -ENOMEM;
+	mem->kind = a->kind;
+	mem->nc = a->nc;
+	mem->size = PAGE_ALIGN(a->size);
+	mem->npages = mem->size >> PAGE_SHIFT;
+	if (mem->kind == NEURON_MEM_HOST) {
+		ret = -ENOMEM;
+		if (mem->npages <= totalram_pages())
+			mem->pages = neuron_pages_alloc(mem->npages);
+		if (mem->pages)
+			ret = 0;
+	} else {
+		ret = neuron_dram_alloc(nd, mem, a->channel, a->align);
+	}
+	if (ret) {
+		kfree(mem);
+		return ret;
+	}
+
+	/* From here on the object frees itself with its last reference. */
+	kref_init(&mem->ref);
+	mem->nd = nd;
+	get_device(&nd->dev);
+	neuron_counter_add(&nd->usage, mem->kind, mem->size);
+	neuron_counter_add(&nd->nc_usage[mem->nc], mem->kind, mem->size);
+	neuron_counter_add(&nf->usage, mem->kind, mem->size);
+
+	ret = xa_alloc(&nf->handles, &handle, mem, XA_LIMIT(1, NEURON_MAX_HANDLE),
+		       GFP_KERNEL_ACCOUNT);
+	if (ret) {
+		neuron_counter_add(&nf->usage, mem->kind, -mem->size);
+		neuron_mem_put(mem);
+		return ret == -EBUSY ? -ENOSPC : ret;
+	}
+	atomic64_inc(&nf->nhandles);
+	a->handle = handle;
+	a->mmap_offset = (u64)handle << NEURON_MMAP_SHIFT;
+	return 0;
+}
+
+int neuron_ioctl_mem_free(struct neuron_file *nf, void *arg)
+{
+	struct neuron_mem_free *f = arg;
+	struct neuron_mem *mem;
+
+	if (f->flags)
+		return -EINVAL;
+	mem = xa_erase(&nf->handles, f->handle);
+	if (!mem)
+		return -ENOENT;
+	atomic64_dec(&nf->nhandles);
+	neuron_counter_add(&nf->usage, mem->kind, -mem->size);
+	neuron_mem_put(mem);
+	return 0;
+}
+
+void neuron_file_mem_init(struct neuron_file *nf)
+{
+	xa_init_flags(&nf->handles, XA_FLAGS_ALLOC1);
+}
+
+/* The file is gone: drop every handle it still has. */
+void neuron_file_mem_release(struct neuron_file *nf)
+{
+	struct neuron_mem *mem;
+	unsigned long handle;
+
+	xa_for_each(&nf->handles, handle, mem) {
+		xa_erase(&nf->handles, handle);
+		neuron_mem_put(mem);
+	}
+	xa_destroy(&nf->handles);
+}

@@ -19,11 +19,11 @@
 
 #include <neuron.h>
 
-#include "ndhal/ndhal.h"
-
 #define NEURON_MAX_DEVICES	64
 /* Largest NeuronCore count of any arch: sizes per-NC arrays. */
 #define NEURON_MAX_NC		8
+
+#include "ndhal/ndhal.h"
 
 /*
  * mmap offsets: a memory object's offset is its handle shifted by

@@ -9,7 +9,16 @@
 #ifndef _NEURON_NDHAL_H
 #define _NEURON_NDHAL_H
 
+#include <linux/interrupt.h>
 #include <linux/types.h>
+
+/*
+ * Interrupt vectors of a device: one per NeuronCore for its DMA queues,
+ * then one per NeuronCore for its notification queues.
+ */
+#define NEURON_IRQ_DMA(nc)	(nc)
+#define NEURON_IRQ_NOTIFY(nc)	(NEURON_MAX_NC + (nc))
+#define NEURON_IRQ_COUNT	(2 * NEURON_MAX_NC)
 
 struct neuron_device;
 struct neuron_mem;
@@ -53,6 +62,12 @@ struct ndhal_arch {
  *	with zeroed memory and fill its @pages; needed for NEURON_CAP_MEM.
  * @dram_free: undo @dram_alloc; called when the last user of @mem is gone,
  *	possibly after the device was removed.
+ * @dma_map: make @npages host pages reachable by the device at one
+ *	contiguous device-side address range starting at *@iova.
+ * @dma_unmap: undo @dma_map of the range starting at @iova.
+ * @irq_request: call @handler (hard interrupt context) when the device
+ *	raises interrupt @vector (NEURON_IRQ_*).
+ * @irq_free: undo @irq_request; on return the handler no longer runs.
  */
 struct ndhal_ops {
 	const char *name;
@@ -60,6 +75,12 @@ struct ndhal_ops {
 	void (*fini)(struct neuron_device *nd);
 	int (*dram_alloc)(struct neuron_device *nd, struct neuron_mem *mem);
 	void (*dram_free)(struct neuron_device *nd, struct neuron_mem *mem);
+	int (*dma_map)(struct neuron_device *nd, struct page **pages,
+		       unsigned long npages, u64 *iova);
+	void (*dma_unmap)(struct neuron_device *nd, u64 iova);
+	int (*irq_request)(struct neuron_device *nd, unsigned int vector,
+			   irq_handler_t handler, void *data);
+	void (*irq_free)(struct neuron_device *nd, unsigned int vector);
 };
 
 /**

@@ -22,29 +22,11 @@
 #include <neuron.h>
 
 #include "../neuron_compat.h"
-#include "../neuron_drv.h"
+#include "sim.h"
 
 #define NEURON_SIM_MAX_ID	65535
 #define NEURON_SIM_MAX_MEM_MB	65536
 #define NEURON_SIM_DEF_MEM_MB	256
-
-/**
- * struct neuron_sim_dev - one simulated device
- * @dev: the device on the neuron_sim bus, parent of /dev/neuronN.
- * @list: entry in neuron_sim_devs.
- * @id: ID given by root.
- * @nd: the neuron device it backs.
- * @dram: the simulated DRAM: device page number -> page, for the pages
- *	that back allocated device memory; lives as long as @dev, which
- *	outlives the neuron device and so every memory object.
- */
-struct neuron_sim_dev {
-	struct device dev;
-	struct list_head list;
-	u32 id;
-	struct neuron_device *nd;
-	struct xarray dram;
-};
 
 /*
  * neuron_sim_lock serialises creation and removal, and guards the list and
@@ -96,10 +78,71 @@ static void neuron_sim_dram_free(struct neuron_device *nd, struct neuron_mem *me
 	neuron_pages_free(mem->pages, mem->npages);
 }
 
+static int neuron_sim_dma_map(struct neuron_device *nd, struct page **pages,
+			      unsigned long npages, u64 *iova)
+{
+	struct neuron_sim_dev *sd = nd->backend;
+
+	return neuron_sim_iommu_map(&sd->iommu, pages, npages, iova);
+}
+
+static void neuron_sim_dma_unmap(struct neuron_device *nd, u64 iova)
+{
+	struct neuron_sim_dev *sd = nd->backend;
+
+	neuron_sim_iommu_unmap(&sd->iommu, iova);
+}
+
+static void neuron_sim_irq_work(struct irq_work *work)
+{
+	struct neuron_sim_irq *irq = container_of(work, struct neuron_sim_irq, work);
+	irq_handler_t handler = READ_ONCE(irq->handler);
+
+	if (handler)
+		handler(irq->vector, irq->data);
+}
+
+/* The device raises interrupt @vector: the handler runs in hard IRQ context. */
+void neuron_sim_raise_irq(struct neuron_sim_dev *sd, unsigned int vector)
+{
+	if (vector < NEURON_IRQ_COUNT)
+		irq_work_queue(&sd->irq[vector].work);
+}
+
+static int neuron_sim_irq_request(struct neuron_device *nd, unsigned int vector,
+				  irq_handler_t handler, void *data)
+{
+	struct neuron_sim_dev *sd = nd->backend;
+	struct neuron_sim_irq *irq;
+
+	if (vector >= NEURON_IRQ_COUNT)
+		return -EINVAL;
+	irq = &sd->irq[vector];
+	if (irq->handler)
+		return -EBUSY;
+	irq->data = data;
+	/* Publish the handler after its data (read in neuron_sim_irq_work). */
+	smp_store_release(&irq->handler, handler);
+	return 0;
+}
+
+static void neuron_sim_irq_free(struct neuron_device *nd, unsigned int vector)
+{
+	struct neuron_sim_dev *sd = nd->backend;
+	struct neuron_sim_irq *irq = &sd->irq[vector];
+
+	WRITE_ONCE(irq->handler, NULL);
+	irq_work_sync(&irq->work);
+}
+
 const struct ndhal_ops neuron_sim_ops = {
 	.name = "sim",
 	.dram_alloc = neuron_sim_dram_alloc,
 	.dram_free = neuron_sim_dram_free,
+	.dma_map = neuron_sim_dma_map,
+	.dma_unmap = neuron_sim_dma_unmap,
+	.irq_request = neuron_sim_irq_request,
+	.irq_free = neuron_sim_irq_free,
 };
 
 const struct ndhal ndhal_sim_v2 = {
@@ -134,6 +177,7 @@ static void neuron_sim_dev_release(struct device *dev)
 	struct neuron_sim_dev *sd = container_of(dev, struct neuron_sim_dev, dev);
 
 	xa_destroy(&sd->dram);
+	neuron_sim_iommu_fini(&sd->iommu);
 	kfree(sd);
 }
 
@@ -152,7 +196,7 @@ static int neuron_sim_create(u32 id, const struct ndhal *hal, u32 mem_mb)
 {
 	struct neuron_device_desc desc = {};
 	struct neuron_sim_dev *sd;
-	int ret;
+	int i, ret;
 
 	if (neuron_sim_closing)
 		return -ENODEV;
@@ -164,6 +208,11 @@ static int neuron_sim_create(u32 id, const struct ndhal *hal, u32 mem_mb)
 		return -ENOMEM;
 	sd->id = id;
 	xa_init(&sd->dram);
+	neuron_sim_iommu_init(&sd->iommu);
+	for (i = 0; i < NEURON_IRQ_COUNT; i++) {
+		sd->irq[i].vector = i;
+		init_irq_work(&sd->irq[i].work, neuron_sim_irq_work);
+	}
 	device_initialize(&sd->dev);
 	sd->dev.bus = &neuron_sim_bus;
 	sd->dev.release = neuron_sim_dev_release;

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * neuron simulator: internal definitions. The simulator is the "hardware"
+ * behind the sim ndhal backend: it owns its DRAM, an IOMMU through which it
+ * reaches host memory, its DMA queues and its interrupt lines. Everything
+ * it reads from host memory (descriptors) is untrusted.
+ */
+#ifndef _NEURON_SIM_H
+#define _NEURON_SIM_H
+
+#include <linux/device.h>
+#include <linux/interrupt.h>
+#include <linux/irq_work.h>
+#include <linux/list.h>
+#include <linux/maple_tree.h>
+#include <linux/mutex.h>
+#include <linux/xarray.h>
+
+#include "../neuron_drv.h"
+
+/*
+ * Host addresses the device uses are IOVAs of the simulated IOMMU, all at
+ * or above NEURON_SIM_IOVA_BASE; device DRAM addresses are below the DRAM
+ * size. Our own choice (docs/hw-model.md).
+ */
+#define NEURON_SIM_IOVA_BASE	BIT_ULL(48)
+#define NEURON_SIM_IOVA_SIZE	BIT_ULL(47)
+
+/**
+ * struct neuron_sim_iommu - the simulated IOMMU
+ * @lock: guards @maps (external lock of the maple tree).
+ * @maps: IOVA page number range -> struct neuron_sim_map.
+ */
+struct neuron_sim_iommu {
+	struct mutex lock;		/* guards @maps */
+	struct maple_tree maps;
+};
+
+struct neuron_sim_dma;
+
+/**
+ * struct neuron_sim_irq - one interrupt line of the simulated device
+ * @handler: the driver's handler, NULL while none is requested.
+ * @data: its argument.
+ * @vector: the line's number.
+ * @work: raises the interrupt: runs @handler in hard interrupt context.
+ */
+struct neuron_sim_irq {
+	irq_handler_t handler;
+	void *data;
+	unsigned int vector;
+	struct irq_work work;
+};
+
+/**
+ * struct neuron_sim_dev - one simulated device
+ * @dev: the device on the neuron_sim bus, parent of /dev/neuronN.
+ * @list: entry in neuron_sim_devs.
+ * @id: ID given by root.
+ * @nd: the neuron device it backs.
+ * @dram: the simulated DRAM: device page number -> page, for the pages
+ *	that back allocated device memory; lives as long as @dev, which
+ *	outlives the neuron device and so every memory object.
+ * @iommu: translation of host addresses.
+ * @irq: interrupt lines, see ndhal.h for their numbering.
+ * @dma: DMA engine state (sim_dma.c).
+ */
+struct neuron_sim_dev {
+	struct device dev;
+	struct list_head list;
+	u32 id;
+	struct neuron_device *nd;
+	struct xarray dram;
+	struct neuron_sim_iommu iommu;
+	struct neuron_sim_irq irq[NEURON_IRQ_COUNT];
+	struct neuron_sim_dma *dma;
+};
+
+/* sim.c */
+void neuron_sim_raise_irq(struct neuron_sim_dev *sd, unsigned int vector);
+
+/* sim_iommu.c */
+void neuron_sim_iommu_init(struct neuron_sim_iommu *mmu);
+void neuron_sim_iommu_fini(struct neuron_sim_iommu *mmu);
+int neuron_sim_iommu_map(struct neuron_sim_iommu *mmu, struct page **pages,
+			 unsigned long npages, u64 *iova);
+void neuron_sim_iommu_unmap(struct neuron_sim_iommu *mmu, u64 iova);
+int neuron_sim_iommu_write(struct neuron_sim_iommu *mmu, u64 iova,
+			   const void *src, size_t len);
+int neuron_sim_iommu_read(struct neuron_sim_iommu *mmu, u64 iova, void *dst,
+			  size_t len);
+struct page *neuron_sim_iommu_page(struct neuron_sim_iommu *mmu, u64 iova);
+
+#endif /* _NEURON_SIM_H */

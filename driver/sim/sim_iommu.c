@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * neuron simulator: the IOMMU. The driver maps arrays of host pages for
+ * the device (ndhal_ops.dma_map); each mapping gets a contiguous range of
+ * IOVAs. The simulated device reaches host memory only through these
+ * translations: an address that is not mapped is a DMA fault, never an
+ * access to some other memory.
+ */
+#include <linux/highmem.h>
+#include <linux/slab.h>
+
+#include "sim.h"
+
+/**
+ * struct neuron_sim_map - one mapping
+ * @first: first IOVA page number.
+ * @npages: pages mapped.
+ * @pages: the host pages, owned by the caller of neuron_sim_iommu_map().
+ */
+struct neuron_sim_map {
+	unsigned long first;
+	unsigned long npages;
+	struct page **pages;
+};
+
+void neuron_sim_iommu_init(struct neuron_sim_iommu *mmu)
+{
+	mutex_init(&mmu->lock);
+	mt_init_flags(&mmu->maps, MT_FLAGS_ALLOC_RANGE | MT_FLAGS_LOCK_EXTERN);
+	mt_set_external_lock(&mmu->maps, &mmu->lock);
+}
+
+/* Every mapping was undone by its owner before the device went away. */
+void neuron_sim_iommu_fini(struct neuron_sim_iommu *mmu)
+{
+	mutex_lock(&mmu->lock);
+	WARN_ON(!mtree_empty(&mmu->maps));
+	__mt_destroy(&mmu->maps);
+	mutex_unlock(&mmu->lock);
+	mutex_destroy(&mmu->lock);
+}
+
+int neuron_sim_iommu_map(struct neuron_sim_iommu *mmu, struct page **pages,
+			 unsigned long npages, u64 *iova)
+{
+	unsigned long base = NEURON_SIM_IOVA_BASE >> PAGE_SHIFT;
+	unsigned long end = base + (NEURON_SIM_IOVA_SIZE >> PAGE_SHIFT) - 1;
+	struct neuron_sim_map *map;
+	int ret;
+	MA_STATE(mas, &mmu->maps, 0, 0);
+
+	if (!npages)
+		return -EINVAL;
+	map = kmalloc(sizeof(*map), GFP_KERNEL);
+	if (!map)
+		return -ENOMEM;
+	map->npages = npages;
+	map->pages = pages;
+
+	mutex_lock(&mmu->lock);
+	ret = mas_empty_area(&mas, base, end, npages);
+	if (!ret) {
+		map->first = mas.index;
+		mas_set_range(&mas, map->first, map->first + npages - 1);
+		ret = mas_store_gfp(&mas, map, GFP_KERNEL);
+	}
+	mutex_unlock(&mmu->lock);
+	if (ret) {
+		kfree(map);
+		return ret == -EBUSY ? -ENOMEM : ret;
+	}
+	*iova = (u64)map->first << PAGE_SHIFT;
+	return 0;
+}
+
+void neuron_sim_iommu_unmap(struct neuron_sim_iommu *mmu, u64 iova)
+{
+	MA_STATE(mas, &mmu->maps, iova >> PAGE_SHIFT, iova >> PAGE_SHIFT);
+	struct neuron_sim_map *map;
+
+	mutex_lock(&mmu->lock);
+	map = mas_erase(&mas);
+	mutex_unlock(&mmu->lock);
+	WARN_ON(!map || map->first != iova >> PAGE_SHIFT);
+	kfree(map);
+}
+
+/* The page behind an IOVA, or NULL if it is not mapped. */
+struct page *neuron_sim_iommu_page(struct neuron_sim_iommu *mmu, u64 iova)
+{
+	struct neuron_sim_map *map;
+	struct page *page = NULL;
+	unsigned long pfn;
+
+	if (iova < NEURON_SIM_IOVA_BASE ||
+	    iova - NEURON_SIM_IOVA_BASE >= NEURON_SIM_IOVA_SIZE)
+		return NULL;
+	pfn = iova >> PAGE_SHIFT;
+	mutex_lock(&mmu->lock);
+	map = mtree_load(&mmu->maps, pfn);
+	if (map)
+		page = map->pages[pfn - map->first];
+	mutex_unlock(&mmu->lock);
+	return page;
+}
+
+/* Copy @len bytes to (@write) or from host memory at @iova, page by page. */
+static int neuron_sim_iommu_xfer(struct neuron_sim_iommu *mmu, u64 iova,
+				 void *buf, size_t len, bool write)
+{
+	while (len) {
+		size_t off = offset_in_page(iova);
+		size_t n = min_t(size_t, len, PAGE_SIZE - off);
+		struct page *page = neuron_sim_iommu_page(mmu, iova);
+		void *va;
+
+		if (!page)
+			return -EFAULT;
+		va = kmap_local_page(page);
+		if (write)
+			memcpy(va + off, buf, n);
+		else
+			memcpy(buf, va + off, n);
+		kunmap_local(va);
+		iova += n;
+		buf += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int neuron_sim_iommu_write(struct neuron_sim_iommu *mmu, u64 iova,
+			   const void *src, size_t len)
+{
+	return neuron_sim_iommu_xfer(mmu, iova, (void *)src, len, true);
+}
+
+int neuron_sim_iommu_read(struct neuron_sim_iommu *mmu, u64 iova, void *dst,
+			  size_t len)
+{
+	return neuron_sim_iommu_xfer(mmu, iova, dst, len, false);
+}

@@ -43,11 +43,9 @@ void neuron_sim_iommu_fini(struct neuron_sim_iommu *mmu)
 int neuron_sim_iommu_map(struct neuron_sim_iommu *mmu, struct page **pages,
 			 unsigned long npages, u64 *iova)
 {
-	unsigned long base = NEURON_SIM_IOVA_BASE >> PAGE_SHIFT;
-	unsigned long end = base + (NEURON_SIM_IOVA_SIZE >> PAGE_SHIFT) - 1;
+	MA_STATE(mas, &mmu->maps, 0, 0);
 	struct neuron_sim_map *map;
 	int ret;
-	MA_STATE(mas, &mmu->maps, 0, 0);
 
 	if (!npages)
 		return -EINVAL;
@@ -58,7 +56,9 @@ int neuron_sim_iommu_map(struct neuron_sim_iommu *mmu, struct page **pages,
 	map->pages = pages;
 
 	mutex_lock(&mmu->lock);
-	ret = mas_empty_area(&mas, base, end, npages);
+	ret = mas_empty_area(&mas, NEURON_SIM_IOVA_BASE >> PAGE_SHIFT,
+			     (NEURON_SIM_IOVA_BASE + NEURON_SIM_IOVA_SIZE - 1) >> PAGE_SHIFT,
+			     npages);
 	if (!ret) {
 		map->first = mas.index;
 		mas_set_range(&mas, map->first, map->first + npages - 1);

@@ -2,6 +2,7 @@
 #
 # make [modules]  build neuron.ko for the running kernel, or for KDIR=<headers>
 # make check      the whole test loop in QEMU (scripts/check.sh)
+# make coverage   line coverage of driver/ by the debug-kernel tests
 # make demo       boot a VM with two simulated devices and query them
 # make clean
 # The module itself is described by the Kbuild file.
@@ -21,4 +22,7 @@ check:
 demo:
 	@scripts/demo.sh
 
-.PHONY: all modules clean check demo
+coverage:
+	@scripts/coverage.sh
+
+.PHONY: all modules clean check demo coverage

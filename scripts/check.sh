@@ -1,14 +1,23 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# check.sh (`make check`): the whole test loop. For Debian 6.1 and 6.12:
-# fetch the kernel, build neuron.ko (warning-free), boot it in QEMU with the
-# selftests and judge the serial log (scripts/verdict.sh). Then the style
-# gates (scripts/gates.sh) and the DKMS test (scripts/dkms-test.sh) when they
-# exist, and a VM boot of the DKMS-installed module (loaded with modprobe).
-# Counts: each TAP test result, plus one check per build, VM verdict, gate
-# run and DKMS run. The last line is "N passed, M failed[, K skipped]"; the
-# exit status is non-zero if anything failed. Logs: build/logs/latest/.
+# check.sh [TIER...] (`make check`): the whole test loop, in tiers (default:
+# all of them, in this order):
+#   distro  for Debian 6.1 and 6.12: fetch the kernel, build neuron.ko
+#           (warning-free), boot it in QEMU with the selftests and judge the
+#           serial log (scripts/verdict.sh); then the style gates
+#           (scripts/gates.sh), the DKMS test (scripts/dkms-test.sh) and a VM
+#           boot of the DKMS-installed module (loaded with modprobe);
+#   debug   the debug test kernel (scripts/debug-kernel.sh: KUnit, KASAN,
+#           lockdep, kmemleak, UBSAN, fault injection, gcov): neuron.ko and
+#           neuron_kunit.ko built with gcov, one VM boot running the
+#           selftests, neuron_fault and the KUnit suites, then a kmemleak
+#           scan; the gcov data is put beside the build (in the run's log
+#           folder) for `make coverage`.
+# Counts: each TAP test result and KUnit case, plus one check per build, VM
+# verdict, gate run, DKMS run and gcov data set. The last line is
+# "N passed, M failed[, K skipped]"; the exit status is non-zero if anything
+# failed. Logs: build/logs/latest/.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -29,11 +38,13 @@ trap 'rc=$?; [ -n "$finished" ] || { echo "check.sh: aborted (status $rc)";
 . "$(dirname "$0")/loop.sh"
 
 # details LOG: the lines worth showing of a failed step's log.
+# A verdict shows its kernel splats first (the report titles), then the rest.
 details() {
 	case $1 in
 	*build.log) bad_lines "$1" | grep . || tail -n 25 "$1" ;;
+	*verdict.txt) grep 'kernel splat' "$1" | head -n 20; grep -v 'kernel splat' "$1" ;;
 	*) tail -n 25 "$1" ;;
-	esac | head -n 40 | sed 's/^/    /'
+	esac | head -n 40 | sed 's/^/    /' || true # (head may cut a pipe short)
 }
 
 # word OK: "ok" for status 0, else "FAILED".
@@ -50,18 +61,27 @@ check() {
 	fi
 }
 
-# vm_check NAME VMLINUX DIR INITRAMFS_ARG...: boot, count the verdict as one
+# vm_check NAME KERNEL DIR INITRAMFS_ARG...: boot, count the verdict as one
 # check, add the TAP counts; sets VM_SUMMARY.
 vm_check() {
-	local name=$1 vmlinux=$2 dir=$3 ok=0 p f s
+	local name=$1 kernel=$2 dir=$3 ok=0 p f s k
 	shift 3
 	log "$name: booting"
-	vm_test "$vmlinux" "$dir" "$@" || ok=1
-	read -r p f s <<<"$COUNTS"
+	vm_test "$kernel" "$dir" "$@" || ok=1
+	read -r p f s k <<<"$COUNTS"
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 	check "$name VM verdict ($dir/serial.log)" "$ok" "$dir/verdict.txt"
 	VM_SUMMARY="vm $(word "$ok"): $p passed, $f failed, $s skipped"
+	[ "$k" = 0 ] || VM_SUMMARY+=" ($k of them KUnit cases)"
 }
+
+tiers=("$@")
+[ $# -gt 0 ] || tiers=(distro debug)
+for t in "${tiers[@]}"; do
+	case $t in distro | debug) ;; *) die "usage: $0 [distro] [debug]" ;; esac
+done
+# tier NAME: true if tier NAME was asked for.
+tier() { [[ " ${tiers[*]} " == *" $1 "* ]]; }
 
 loop_prereqs
 RUN=$(new_run_dir check)
@@ -71,9 +91,16 @@ log "building the selftests and neuron-info"
 PROGS="$BUILD/progs"
 progs_build "$PROGS" "$RUN/progs-build.log" && ok=0 || ok=1
 check "selftests/neuron-info build" "$ok" "$RUN/progs-build.log"
-progs=("$PROGS"/neuron_* "$PROGS/neuron-info")
+# neuron_fault needs fault injection: only the debug kernel has it (on the
+# Debian kernels it would skip, and a skip is a failure in the VM).
+progs=() fault=()
+for p in "$PROGS"/neuron_* "$PROGS/neuron-info"; do
+	if [ "${p##*/}" = neuron_fault ]; then fault=("$p"); else progs+=("$p"); fi
+done
 
-for series in 6.1 6.12; do
+kernels=()
+tier distro && kernels=(6.1 6.12)
+for series in "${kernels[@]}"; do
 	log "$series: fetching the kernel (cached after the first run)"
 	if ! kernel_env "$series" "$RUN/fetch-$series.log"; then
 		check "fetch kernel $series" 1 "$RUN/fetch-$series.log"
@@ -109,18 +136,51 @@ run_optional() {
 	return "$ok"
 }
 
-run_optional gates "$S/gates.sh" ${KDIR61:+"$KDIR61"} || true
+tier distro && run_optional gates "$S/gates.sh" ${KDIR61:+"$KDIR61"} || true
 
 # The DKMS test installs the module into R/lib/modules/<release>/ (a
 # sandboxed DKMS tree); the VM then loads it from there with modprobe.
 R="$BUILD/dkms-root"
-if [ -n "${KREL61:-}" ] &&
+if tier distro && [ -n "${KREL61:-}" ] &&
 	run_optional dkms "$S/dkms-test.sh" "$KREL61" "$KDIR61" "$R" &&
 	[ -e "${progs[0]}" ]; then
 	vm_check "$KREL61 (DKMS, modprobe)" "$VMLINUX61" "$RUN/$KREL61-dkms" \
 		-r "$R" "${progs[@]}"
 	summary+=("$KREL61 (DKMS, modprobe): $VM_SUMMARY")
 fi
+
+# The debug tier: one boot of the debug kernel. Lock-order checking sees
+# the normal paths (selftests) before the error paths (neuron_fault) and the
+# KUnit suites: the first KASAN report would turn lockdep off.
+debug_tier() {
+	local d b
+	log "debug kernel: building it or reusing the cached one (scripts/debug-kernel.sh)"
+	if ! debug_env "$RUN/debug-kernel.log"; then
+		check "debug kernel build" 1 "$RUN/debug-kernel.log"
+		summary+=("debug: FAILED to build the debug kernel")
+		return
+	fi
+	# The build stays in the run's folder: its .gcno files must match the
+	# .gcda files of this boot (make coverage), whatever runs later.
+	d="$RUN/$KRELEASE" b="$RUN/$KRELEASE/module"
+	mkdir -p "$d"
+	log "$KRELEASE: building neuron.ko and neuron_kunit.ko with gcov"
+	module_build "$KDIR" "$b" "$d/build.log" NEURON_GCOV=1 && ok=0 || ok=1
+	check "$KRELEASE build (KUnit, gcov; warnings and errors fail)" "$ok" "$d/build.log"
+	line="$KRELEASE (debug): build $(word "$ok")"
+	if [ -f "$b/neuron.ko" ] && [ -f "$b/neuron_kunit.ko" ] && [ -e "${progs[0]}" ]; then
+		NEURON_VM_MEM=512M NEURON_VM_TIMEOUT=${NEURON_VM_TIMEOUT:-600} \
+			vm_check "$KRELEASE" "$IMAGE" "$d" -k "$b/neuron.ko" \
+				-d "$b/neuron_kunit.ko" "${progs[@]}" "${fault[@]}"
+		line+=", $VM_SUMMARY"
+		gcov_unpack "$d/serial.log" "$b" 2>"$d/coverage.txt" &&
+			coverage_table "$b" >>"$d/coverage.txt" 2>&1 && ok=0 || ok=1
+		check "gcov data of the debug run ($d/coverage.txt)" "$ok" "$d/coverage.txt"
+		line+=", coverage: $(awk '$1 == "TOTAL" { print $2 " of " $3 " lines" }' "$d/coverage.txt")"
+	fi
+	summary+=("$line")
+}
+tier debug && debug_tier
 
 finished=1
 final

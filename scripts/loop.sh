@@ -33,11 +33,24 @@ kernel_env() {
 	eval "$env"
 }
 
-# module_build KDIR OUTDIR LOG: build neuron.ko into OUTDIR. Fails on a
-# build error and on any warning (OUTDIR/neuron.ko may exist then).
+# debug_env LOG: build (once, cached) the debug test kernel; sets KDIR,
+# IMAGE (its bzImage) and KRELEASE.
+debug_env() {
+	local env
+	env=$("$S/debug-kernel.sh" 2>>"$1") || return 1
+	eval "$env"
+}
+
+# module_build KDIR OUTDIR LOG [MAKE_ARG...]: build neuron.ko into OUTDIR
+# (and neuron_kunit.ko when KDIR has KUnit: it must then be there too).
+# Fails on a build error and on any warning (OUTDIR/neuron.ko may exist then).
 module_build() {
-	"$S/build-module.sh" "$1" "$2" >"$3" 2>&1 && [ -f "$2/neuron.ko" ] &&
-		[ -z "$(bad_lines "$3")" ]
+	local kdir=$1 out=$2 logf=$3
+	shift 3
+	"$S/build-module.sh" "$kdir" "$out" "$@" >"$logf" 2>&1 && [ -f "$out/neuron.ko" ] &&
+		{ ! grep -q '^CONFIG_KUNIT=y' "$kdir/.config" 2>/dev/null ||
+			[ -f "$out/neuron_kunit.ko" ]; } &&
+		[ -z "$(bad_lines "$logf")" ]
 }
 
 # info_build OUTDIR: build the static neuron-info tool into OUTDIR.
@@ -75,6 +88,48 @@ vm_test() {
 		echo "verdict: QEMU exit status $?" >>"$dir/verdict.txt"
 	COUNTS=$("$S/verdict.sh" "$dir/serial.log" 2>>"$dir/verdict.txt") || rc=1
 	return $rc
+}
+
+# gcov_unpack LOG BUILDDIR: put the .gcda files that the debug VM sent in
+# its serial LOG (base64 between GCOV markers, paths relative to the guest's
+# /sys/kernel/debug/gcov, i.e. the absolute build path) beside the .gcno
+# files of BUILDDIR, the unchanged build folder of that run.
+gcov_unpack() {
+	local tmp rc=0
+	tmp=$(mktemp -d)
+	tr -d '\r' <"$1" | sed -n '/^### NEURON GCOV-BEGIN ###$/,/^### NEURON GCOV-END /p' |
+		grep -E '^[A-Za-z0-9+/=]+$' | base64 -d | tar -xz -C "$tmp" || rc=1
+	if [ $rc -eq 0 ] && [ -d "$tmp$2" ] && [ -n "$(find "$tmp$2" -name '*.gcda')" ]; then
+		find "$2" -name '*.gcda' -delete
+		cp -r "$tmp$2/." "$2/"
+	else
+		echo "gcov_unpack: no .gcda files of $2 in $1" >&2
+		rc=1
+	fi
+	rm -rf "$tmp"
+	return $rc
+}
+
+# coverage_table BUILDDIR: run gcov on the driver's sources in BUILDDIR
+# (after gcov_unpack) and print "FILE PERCENT LINES" per file of driver/
+# (KUnit suites left out) and a TOTAL line (executed lines / all lines).
+coverage_table() {
+	local f dir
+	dir=$(cd "$1" && pwd)
+	(cd "$dir" && for f in $(find driver -name '*.c' ! -path 'driver/tests/*' | sort); do
+		gcov -n -o "$(dirname "$f")" "$f" 2>/dev/null
+	done) | awk -v dir="$dir/" '
+		/^File / { file = $2; gsub(/\047/, "", file); if (index(file, dir) == 1) file = substr(file, length(dir) + 1) }
+		/^Lines executed:/ && file ~ /^driver\/.*\.c$/ && !(file in seen) {
+			seen[file] = 1; split($2, a, "%"); sub(/.*:/, "", a[1])
+			n = $NF; pct = a[1]; hit += pct * n / 100; all += n
+			printf "%-28s %6.1f%% %5d\n", file, pct, n
+			file = ""
+		}
+		END {
+			if (!all) { print "coverage_table: no gcov data" > "/dev/stderr"; exit 1 }
+			printf "%-28s %6.1f%% %5d\n", "TOTAL", 100 * hit / all, all
+		}'
 }
 
 # program_output LOG NAME: what program NAME printed in the VM.

@@ -36,11 +36,29 @@ static const struct neuron_ioctl_desc neuron_ioctls[] = {
 			 offsetofend(struct neuron_mem_alloc, reserved), 0),
 	NEURON_IOCTL_DEF(MEM_FREE, neuron_ioctl_mem_free,
 			 offsetofend(struct neuron_mem_free, flags), 0),
+	NEURON_IOCTL_DEF(COPY, neuron_ioctl_copy,
+			 offsetofend(struct neuron_copy, reserved), 0),
+	NEURON_IOCTL_DEF(MEMSET, neuron_ioctl_memset,
+			 offsetofend(struct neuron_memset, reserved), 0),
+	NEURON_IOCTL_DEF(WAIT, neuron_ioctl_wait,
+			 offsetofend(struct neuron_wait, pad), 0),
+	NEURON_IOCTL_DEF(NOTIFY_SETUP, neuron_ioctl_notify_setup,
+			 offsetofend(struct neuron_notify_setup, reserved), 0),
+	NEURON_IOCTL_DEF(NOTIFY_WAIT, neuron_ioctl_notify_wait,
+			 offsetofend(struct neuron_notify_wait, reserved), 0),
+	NEURON_IOCTL_DEF(NOTIFY_TEARDOWN, neuron_ioctl_notify_teardown,
+			 offsetofend(struct neuron_notify_teardown, pad), 0),
 };
 
 static_assert(sizeof(struct neuron_query) <= NEURON_IOCTL_ARG_MAX);
 static_assert(sizeof(struct neuron_mem_alloc) <= NEURON_IOCTL_ARG_MAX);
 static_assert(sizeof(struct neuron_mem_free) <= NEURON_IOCTL_ARG_MAX);
+static_assert(sizeof(struct neuron_copy) <= NEURON_IOCTL_ARG_MAX);
+static_assert(sizeof(struct neuron_memset) <= NEURON_IOCTL_ARG_MAX);
+static_assert(sizeof(struct neuron_wait) <= NEURON_IOCTL_ARG_MAX);
+static_assert(sizeof(struct neuron_notify_setup) <= NEURON_IOCTL_ARG_MAX);
+static_assert(sizeof(struct neuron_notify_wait) <= NEURON_IOCTL_ARG_MAX);
+static_assert(sizeof(struct neuron_notify_teardown) <= NEURON_IOCTL_ARG_MAX);
 
 /**
  * neuron_ioctl_lookup() - find the table entry of an ioctl command
@@ -120,6 +138,7 @@ static int neuron_open(struct inode *inode, struct file *file)
 	get_device(&nd->dev);
 	nf->nd = nd;
 	neuron_file_mem_init(nf);
+	neuron_file_copy_init(nf);
 	file->private_data = nf;
 	/* All files of the device share one mapping: removal zaps them all. */
 	file->f_mapping = nd->inode->i_mapping;
@@ -131,6 +150,8 @@ static int neuron_release(struct inode *inode, struct file *file)
 {
 	struct neuron_file *nf = file->private_data;
 
+	neuron_notify_file_release(nf);
+	neuron_file_copy_release(nf);
 	neuron_file_mem_release(nf);
 	put_device(&nf->nd->dev);
 	kfree(nf);

@@ -36,4 +36,19 @@ static inline void vm_flags_clear(struct vm_area_struct *vma, vm_flags_t flags)
 }
 #endif
 
+/*
+ * 6.8 ("eventfd: simplify eventfd_signal()"): eventfd_signal() lost its
+ * count argument and always adds 1.
+ */
+#include <linux/eventfd.h>
+
+static inline void neuron_eventfd_signal(struct eventfd_ctx *ctx)
+{
+#ifdef NEURON_HAVE_EVENTFD_SIGNAL_NOCOUNT
+	eventfd_signal(ctx);
+#else
+	eventfd_signal(ctx, 1);
+#endif
+}
+
 #endif /* _NEURON_COMPAT_H */

@@ -4,8 +4,10 @@
  * simulator), exposed as /dev/neuronN, and removed by the same backend.
  *
  * Lifetime: the class device's refcount owns the structure. The char device
- * holds a reference while registered and every open file holds one, so a
- * removed device stays readable (but unplugged) until its last file closes.
+ * holds a reference while registered, every open file and every memory
+ * object holds one, so a removed device stays readable (but unplugged)
+ * until its last user is gone; it holds its parent (the PCI or simulated
+ * device) as long.
  *
  * Unplug: every ioctl runs between neuron_dev_enter() and neuron_dev_exit(),
  * an SRCU read section, and does nothing once neuron_dev_unplugged() is
@@ -20,6 +22,7 @@
 #include <linux/srcu.h>
 
 #include "neuron_drv.h"
+#include "dma/neuron_dma.h"
 
 DEFINE_SRCU(neuron_unplug_srcu);
 static DEFINE_IDA(neuron_minor_ida);
@@ -35,8 +38,10 @@ static void neuron_device_release(struct device *dev)
 
 	if (nd->inode)
 		neuron_device_inode_fini(nd);
+	neuron_notify_device_fini(nd);
 	neuron_device_mem_fini(nd);
 	ida_free(&neuron_minor_ida, nd->minor);
+	put_device(nd->parent);
 	kfree(nd);
 }
 
@@ -69,11 +74,18 @@ struct neuron_device *neuron_device_create(const struct neuron_device_desc *desc
 	nd->dram_size = desc->dram_size;
 	nd->backend = desc->backend;
 	neuron_device_mem_init(nd);
+	mutex_init(&nd->dma_lock);
 
 	/* From here on, put_device() frees nd and its minor. */
 	device_initialize(&nd->dev);
 	nd->dev.class = &neuron_class;
 	nd->dev.parent = desc->parent;
+	/*
+	 * The backend's device (its IOMMU, its DRAM) must outlive every
+	 * memory object: device_del() drops the class device's reference on
+	 * its parent, so hold one of our own until the release.
+	 */
+	nd->parent = get_device(desc->parent);
 	nd->dev.devt = MKDEV(MAJOR(neuron_devt), minor);
 	nd->dev.release = neuron_device_release;
 	dev_set_drvdata(&nd->dev, nd);
@@ -81,6 +93,9 @@ struct neuron_device *neuron_device_create(const struct neuron_device_desc *desc
 	if (ret)
 		goto err_put;
 	ret = neuron_device_inode_init(nd);
+	if (ret)
+		goto err_put;
+	ret = neuron_notify_device_init(nd);
 	if (ret)
 		goto err_put;
 
@@ -120,9 +135,12 @@ err_put:
 void neuron_device_remove(struct neuron_device *nd)
 {
 	WRITE_ONCE(nd->unplugged, true);
+	neuron_dma_unplug(nd);
+	neuron_notify_unplug(nd);
 	synchronize_srcu(&neuron_unplug_srcu);
 	neuron_device_zap_mappings(nd);
 	cdev_device_del(&nd->cdev, &nd->dev);
+	neuron_dma_fini(nd);
 	if (nd->hal->ops->fini)
 		nd->hal->ops->fini(nd);
 	put_device(&nd->dev);

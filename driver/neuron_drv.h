@@ -25,6 +25,9 @@
 
 #include "ndhal/ndhal.h"
 
+struct neuron_dma_queue;
+struct neuron_notify_dev;
+
 /*
  * mmap offsets: a memory object's offset is its handle shifted by
  * NEURON_MMAP_SHIFT, so an object is at most 1 TiB and a file has at most
@@ -63,12 +66,17 @@ struct neuron_mem_counter {
  * @sim_id: ID of a simulated device.
  * @dram_size: device memory in bytes.
  * @backend: private data of the backend (PCI or simulator).
+ * @parent: the PCI or simulated device, referenced until the release.
  * @inode: anonymous inode whose mapping every open file uses, so that
  *	removal can zap all user mappings of the device at once.
  * @dram_lock: guards @dram.
  * @dram: allocated device memory, by page number, to its neuron_mem.
  * @usage: memory alive on the device, all files.
  * @nc_usage: the same per NeuronCore.
+ * @dma_lock: guards the creation of @dma_queue entries.
+ * @dma_queue: the driver's DMA queue of each NeuronCore, made on first use.
+ * @notify: notification queues (dma/neuron_notify.c), NULL when the device
+ *	has no NEURON_CAP_NOTIFY.
  */
 struct neuron_device {
 	struct device dev;
@@ -81,11 +89,15 @@ struct neuron_device {
 	u32 sim_id;
 	u64 dram_size;
 	void *backend;
+	struct device *parent;
 	struct inode *inode;
 	struct mutex dram_lock;		/* guards @dram */
 	struct maple_tree dram;
 	struct neuron_mem_counter usage;
 	struct neuron_mem_counter nc_usage[NEURON_MAX_NC];
+	struct mutex dma_lock;		/* guards @dma_queue creation */
+	struct neuron_dma_queue *dma_queue[NEURON_MAX_NC];
+	struct neuron_notify_dev *notify;
 };
 
 /**
@@ -94,12 +106,19 @@ struct neuron_device {
  * @handles: handle -> struct neuron_mem; each entry holds a reference.
  * @nhandles: entries in @handles.
  * @usage: memory of the file's live handles.
+ * @reqs: sequence number -> struct neuron_dma_req of asynchronous calls
+ *	not yet collected by WAIT; each entry holds a reference.
+ * @next_seqno: cursor of the cyclic sequence number allocation.
+ * @nreqs: entries in @reqs.
  */
 struct neuron_file {
 	struct neuron_device *nd;
 	struct xarray handles;
 	atomic64_t nhandles;
 	struct neuron_mem_counter usage;
+	struct xarray reqs;
+	u32 next_seqno;
+	atomic_t nreqs;
 };
 
 /**
@@ -112,6 +131,7 @@ struct neuron_file {
  * @channel: DRAM channel of device memory.
  * @size: bytes, a multiple of PAGE_SIZE.
  * @dev_addr: device memory: its address on the device.
+ * @iova: host memory: its address for the device (ndhal_ops.dma_map).
  * @npages: entries in @pages.
  * @pages: the backing pages (device memory of the simulator: its pages).
  */
@@ -123,6 +143,7 @@ struct neuron_mem {
 	u32 channel;
 	u64 size;
 	u64 dev_addr;
+	u64 iova;
 	unsigned long npages;
 	struct page **pages;
 };
@@ -212,6 +233,7 @@ int neuron_sim_parse(char *spec, char sep, const struct ndhal **hal,
 		     u32 *mem_mb);
 int neuron_mem_check(const struct neuron_mem_alloc *a,
 		     const struct ndhal_arch *arch);
+int neuron_copy_check(const struct neuron_copy *c);
 #endif
 
 /* neuron_query.c */
@@ -228,6 +250,23 @@ struct neuron_mem *neuron_mem_lookup(struct neuron_file *nf, u32 handle);
 void neuron_mem_put(struct neuron_mem *mem);
 struct page **neuron_pages_alloc(unsigned long npages);
 void neuron_pages_free(struct page **pages, unsigned long npages);
+
+/* neuron_copy.c */
+int neuron_ioctl_copy(struct neuron_file *nf, void *arg);
+int neuron_ioctl_memset(struct neuron_file *nf, void *arg);
+int neuron_ioctl_wait(struct neuron_file *nf, void *arg);
+void neuron_file_copy_init(struct neuron_file *nf);
+void neuron_file_copy_release(struct neuron_file *nf);
+
+/* dma/neuron_notify.c */
+int neuron_notify_device_init(struct neuron_device *nd);
+void neuron_notify_device_fini(struct neuron_device *nd);
+void neuron_notify_unplug(struct neuron_device *nd);
+void neuron_notify_file_release(struct neuron_file *nf);
+int neuron_notify_mmap(struct file *file, struct vm_area_struct *vma);
+int neuron_ioctl_notify_setup(struct neuron_file *nf, void *arg);
+int neuron_ioctl_notify_wait(struct neuron_file *nf, void *arg);
+int neuron_ioctl_notify_teardown(struct neuron_file *nf, void *arg);
 
 /* neuron_mmap.c */
 int neuron_device_inode_init(struct neuron_device *nd);

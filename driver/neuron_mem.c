@@ -74,32 +74,40 @@ void neuron_device_mem_fini(struct neuron_device *nd)
 	mutex_destroy(&nd->dram_lock);
 }
 
-/* Find room for @mem in @channel, aligned to @align pages. */
+/*
+ * Find room for @mem in @channel at a multiple of @align pages: the lowest
+ * free range of the right size from each aligned candidate on; a free
+ * range that starts unaligned moves the candidate up to the next multiple.
+ */
 static int neuron_dram_place(struct neuron_device *nd, struct neuron_mem *mem,
 			     u32 channel, unsigned long align)
 {
+	MA_STATE(mas, &nd->dram, 0, 0);
 	unsigned long ch_pages = div_u64(nd->dram_size, nd->hal->arch->dram_channels)
 				 >> PAGE_SHIFT;
-	MA_STATE(mas, &nd->dram, 0, 0);
-	unsigned long start;
-	int ret;
+	unsigned long lo = channel * ch_pages, hi = lo + ch_pages - 1;
+	unsigned long start = ALIGN(lo, align);
+	int ret = -ENOMEM;
 
-	if (mem->npages > ch_pages)
-		return -ENOMEM;
 	mutex_lock(&nd->dram_lock);
-	ret = mas_empty_area(&mas, channel * ch_pages, (channel + 1) * ch_pages - 1,
-			     mem->npages + align - 1);
-	if (!ret) {
-		start = ALIGN(mas.index, align);
-		mas_set_range(&mas, start, start + mem->npages - 1);
+	while (start >= lo && start <= hi && hi - start + 1 >= mem->npages) {
+		mas_reset(&mas);
+		if (mas_empty_area(&mas, start, hi, mem->npages))
+			break;
+		if (!IS_ALIGNED(mas.index, align)) {
+			start = ALIGN(mas.index, align);
+			continue;
+		}
+		mas_set_range(&mas, mas.index, mas.index + mem->npages - 1);
 		ret = mas_store_gfp(&mas, mem, GFP_KERNEL);
 		if (!ret) {
-			mem->dev_addr = (u64)start << PAGE_SHIFT;
+			mem->dev_addr = (u64)mas.index << PAGE_SHIFT;
 			mem->channel = channel;
 		}
+		break;
 	}
 	mutex_unlock(&nd->dram_lock);
-	return ret == -EBUSY ? -ENOMEM : ret;
+	return ret;
 }
 
 static void neuron_dram_unplace(struct neuron_device *nd, struct neuron_mem *mem)
@@ -139,6 +147,24 @@ static int neuron_dram_alloc(struct neuron_device *nd, struct neuron_mem *mem,
 	return ret;
 }
 
+/* Host memory: zeroed pages, mapped for the device when it does DMA. */
+static int neuron_host_alloc(struct neuron_device *nd, struct neuron_mem *mem)
+{
+	int ret;
+
+	if (mem->npages > totalram_pages())
+		return -ENOMEM;
+	mem->pages = neuron_pages_alloc(mem->npages);
+	if (!mem->pages)
+		return -ENOMEM;
+	if (!nd->hal->ops->dma_map)
+		return 0;
+	ret = nd->hal->ops->dma_map(nd, mem->pages, mem->npages, &mem->iova);
+	if (ret)
+		neuron_pages_free(mem->pages, mem->npages);
+	return ret;
+}
+
 static void neuron_mem_release(struct kref *ref)
 {
 	struct neuron_mem *mem = container_of(ref, struct neuron_mem, ref);
@@ -150,6 +176,8 @@ static void neuron_mem_release(struct kref *ref)
 		nd->hal->ops->dram_free(nd, mem);
 		neuron_dram_unplace(nd, mem);
 	} else {
+		if (mem->iova)
+			nd->hal->ops->dma_unmap(nd, mem->iova);
 		neuron_pages_free(mem->pages, mem->npages);
 	}
 	put_device(&nd->dev);
@@ -225,15 +253,10 @@ int neuron_ioctl_mem_alloc(struct neuron_file *nf, void *arg)
 	mem->nc = a->nc;
 	mem->size = PAGE_ALIGN(a->size);
 	mem->npages = mem->size >> PAGE_SHIFT;
-	if (mem->kind == NEURON_MEM_HOST) {
-		ret = -ENOMEM;
-		if (mem->npages <= totalram_pages())
-			mem->pages = neuron_pages_alloc(mem->npages);
-		if (mem->pages)
-			ret = 0;
-	} else {
+	if (mem->kind == NEURON_MEM_HOST)
+		ret = neuron_host_alloc(nd, mem);
+	else
 		ret = neuron_dram_alloc(nd, mem, a->channel, a->align);
-	}
 	if (ret) {
 		kfree(mem);
 		return ret;

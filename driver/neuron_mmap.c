@@ -117,7 +117,11 @@ int neuron_mmap(struct file *file, struct vm_area_struct *vma)
 	struct neuron_mem *mem = NULL;
 	int idx, ret = 0;
 
-	if (!(vma->vm_flags & VM_SHARED))
+	/* Handle 0's offsets are the notification queues' (read-only). */
+	if (!handle)
+		return neuron_notify_mmap(file, vma);
+	/* VM_MAYSHARE: MAP_SHARED, also on a file opened read-only. */
+	if (!(vma->vm_flags & VM_MAYSHARE))
 		return -EINVAL;
 	if (vma->vm_flags & VM_EXEC)
 		return -EPERM;

@@ -30,6 +30,9 @@ struct bit_name {
 
 static const struct bit_name cap_names[] = {
 	{ NEURON_CAP_QUERY, "QUERY" },
+	{ NEURON_CAP_MEM, "MEM" },
+	{ NEURON_CAP_COPY, "COPY" },
+	{ NEURON_CAP_NOTIFY, "NOTIFY" },
 };
 
 static const struct bit_name flag_names[] = {

@@ -44,6 +44,8 @@
 #define NEURON_CAP_QUERY		_BITULL(0)
 /** NEURON_CAP_MEM - MEM_ALLOC, MEM_FREE and mmap() of memory objects. */
 #define NEURON_CAP_MEM			_BITULL(1)
+/** NEURON_CAP_COPY - COPY, MEMSET and WAIT through the DMA engines. */
+#define NEURON_CAP_COPY			_BITULL(2)
 
 /* Device flags (struct neuron_device_info.flags). */
 /** NEURON_DEV_SIMULATED - the device is a simulated one (driver/sim). */
@@ -221,6 +223,82 @@ struct neuron_mem_free {
 	__u32 flags;
 };
 
+/** NEURON_COPY_ASYNC - return at once with a sequence number to wait for. */
+#define NEURON_COPY_ASYNC		_BITUL(0)
+
+/**
+ * struct neuron_copy - argument of %NEURON_IOCTL_COPY
+ *
+ * Each side is either a memory handle of this file (with an offset) or,
+ * with handle 0, a pointer into the caller's memory. At most one side may
+ * be a pointer, and a copy with a pointer is synchronous.
+ *
+ * @src_handle: In: source handle, or 0 for @src_ptr.
+ * @dst_handle: In: destination handle, or 0 for @dst_ptr.
+ * @src_offset: In: byte offset in the source object; 0 with a pointer.
+ * @dst_offset: In: byte offset in the destination object; 0 with a pointer.
+ * @src_ptr: In: user pointer when @src_handle is 0, else must be 0.
+ * @dst_ptr: In: user pointer when @dst_handle is 0, else must be 0.
+ * @size: In: bytes to copy, at least 1; the ranges must lie inside the
+ *	objects.
+ * @flags: In: NEURON_COPY_ASYNC or 0.
+ * @pad: In: must be 0.
+ * @seqno: Out: with NEURON_COPY_ASYNC, the number to pass to
+ *	%NEURON_IOCTL_WAIT.
+ * @reserved: In: must be 0.
+ */
+struct neuron_copy {
+	__u32 src_handle;
+	__u32 dst_handle;
+	__u64 src_offset;
+	__u64 dst_offset;
+	__u64 src_ptr;
+	__u64 dst_ptr;
+	__u64 size;
+	__u32 flags;
+	__u32 pad;
+	__u64 seqno;
+	__u64 reserved[2];
+};
+
+/**
+ * struct neuron_memset - argument of %NEURON_IOCTL_MEMSET
+ * @handle: In: memory handle of this file.
+ * @value: In: byte value, 0 to 255.
+ * @offset: In: byte offset in the object.
+ * @size: In: bytes to set, at least 1, inside the object.
+ * @flags: In: NEURON_COPY_ASYNC or 0.
+ * @pad: In: must be 0.
+ * @seqno: Out: with NEURON_COPY_ASYNC, the number to wait for.
+ * @reserved: In: must be 0.
+ */
+struct neuron_memset {
+	__u32 handle;
+	__u32 value;
+	__u64 offset;
+	__u64 size;
+	__u32 flags;
+	__u32 pad;
+	__u64 seqno;
+	__u64 reserved[2];
+};
+
+/**
+ * struct neuron_wait - argument of %NEURON_IOCTL_WAIT
+ * @seqno: In: a sequence number this file got from an asynchronous call
+ *	and has not waited for successfully yet.
+ * @timeout_ns: In: absolute CLOCK_MONOTONIC deadline in nanoseconds; a
+ *	deadline in the past only polls.
+ * @flags: In: must be 0.
+ * @pad: In: must be 0.
+ */
+struct neuron_wait {
+	__u64 seqno;
+	__s64 timeout_ns;
+	__u32 flags;
+	__u32 pad;
+};
+
 /**
  * NEURON_IOCTL_QUERY - read information about the device
  *
@@ -249,5 +327,212 @@ struct neuron_mem_free {
  * this file), -ENODEV.
  */
 #define NEURON_IOCTL_MEM_FREE	_IOW(NEURON_IOCTL_MAGIC, 0x02, struct neuron_mem_free)
+
+/**
+ * NEURON_IOCTL_COPY - copy through a DMA engine of the device
+ *
+ * Who: any opener, on its own handles and its own memory. The driver
+ * builds every descriptor itself. Errors: -EINVAL (bad field, range
+ * outside an object, two pointers, a pointer with NEURON_COPY_ASYNC),
+ * -ENOENT (a handle that is not the file's), -EFAULT (bad pointer),
+ * -EOPNOTSUPP (no NEURON_CAP_COPY), -EAGAIN (too many asynchronous calls
+ * not waited for), -EIO (the device reported a DMA error), -EINTR (killed
+ * while waiting: the copy may still complete), -ENODEV.
+ */
+#define NEURON_IOCTL_COPY	_IOWR(NEURON_IOCTL_MAGIC, 0x03, struct neuron_copy)
+
+/**
+ * NEURON_IOCTL_MEMSET - set bytes of a memory object through a DMA engine
+ *
+ * Who: any opener, on its own handles. Errors as for %NEURON_IOCTL_COPY.
+ */
+#define NEURON_IOCTL_MEMSET	_IOWR(NEURON_IOCTL_MAGIC, 0x04, struct neuron_memset)
+
+/**
+ * NEURON_IOCTL_WAIT - wait for an asynchronous COPY or MEMSET
+ *
+ * Who: the file that started it. Returns 0 once it completed (the sequence
+ * number is then spent), -ETIME at the deadline, -EIO if the device failed
+ * it (spent too), -ENOENT for a number that is not pending for this file,
+ * -EINVAL for non-zero @flags or @pad, -ERESTARTSYS on a signal (restarted
+ * with the same absolute deadline), -ENODEV.
+ */
+#define NEURON_IOCTL_WAIT	_IOW(NEURON_IOCTL_MAGIC, 0x05, struct neuron_wait)
+
+/*
+ * ---- Notification queues (NEURON_CAP_NOTIFY) ----
+ *
+ * Per NeuronCore, one queue of each NEURON_NOTIFY_* type. A queue is a ring
+ * of struct neuron_notify_entry in host memory that the device writes and
+ * userspace reads through a read-only mapping: the first 4 KiB hold a
+ * struct neuron_notify_header, entry i (free running) is at byte
+ * NEURON_NOTIFY_ENTRY_OFFSET + (i % entries) * sizeof(entry). The device
+ * writes an entry, then advances head; when the ring is full (head - tail
+ * == entries) it drops the new entry and counts it in overflow instead of
+ * overwriting unread ones. The consumer gives entries back with
+ * NEURON_IOCTL_NOTIFY_WAIT (@consumed), which also sleeps until head moves.
+ */
+/** NEURON_CAP_NOTIFY - NOTIFY_SETUP, NOTIFY_WAIT, NOTIFY_TEARDOWN. */
+#define NEURON_CAP_NOTIFY		_BITULL(3)
+
+/* Queue types (struct neuron_notify_setup.type). */
+/** NEURON_NOTIFY_COMPLETION - a DMA transfer or program step finished. */
+#define NEURON_NOTIFY_COMPLETION	0
+/** NEURON_NOTIFY_EVENT - an event the device program signalled. */
+#define NEURON_NOTIFY_EVENT		1
+/** NEURON_NOTIFY_ERROR - the device reports an error. */
+#define NEURON_NOTIFY_ERROR		2
+/** NEURON_NOTIFY_TRACE - trace records. */
+#define NEURON_NOTIFY_TRACE		3
+#define NEURON_NOTIFY_TYPES		4
+
+/* Ring sizes in entries: a power of two in this range. */
+#define NEURON_NOTIFY_MIN_ENTRIES	16
+#define NEURON_NOTIFY_MAX_ENTRIES	65536
+/** NEURON_NOTIFY_ENTRY_OFFSET - byte offset of entry 0 in the mapping. */
+#define NEURON_NOTIFY_ENTRY_OFFSET	4096
+
+/**
+ * struct neuron_notify_entry - one notification, written by the device
+ * @seq: Out: the entry's producer index (head before it was written), so
+ *	that the entry at index i of the ring has @seq == i.
+ * @type: Out: NEURON_NOTIFY_* type of the queue.
+ * @nc: Out: NeuronCore of the queue.
+ * @code: Out: what happened; its meaning depends on the source.
+ * @data: Out: an argument of @code.
+ */
+struct neuron_notify_entry {
+	__u32 seq;
+	__u16 type;
+	__u16 nc;
+	__u32 code;
+	__u32 data;
+};
+
+/**
+ * struct neuron_notify_header - start of a queue's mapping, written by the
+ * device only
+ *
+ * Indexes are free running 32-bit counters: the ring slot of index i is
+ * i % @entries, and head - tail (modulo 2^32) entries are unread. Read
+ * @head with acquire ordering before reading the entries below it.
+ *
+ * @head: Out: producer index: entries below it are written.
+ * @tail: Out: consumer index as the device knows it (the last @consumed
+ *	of %NEURON_IOCTL_NOTIFY_WAIT); entries from @tail up may be unread.
+ * @overflow: Out: notifications dropped because the ring was full.
+ * @entries: Out: ring size in entries.
+ * @reserved: Out: zero.
+ */
+struct neuron_notify_header {
+	__u32 head;
+	__u32 tail;
+	__u32 overflow;
+	__u32 entries;
+	__u32 reserved[12];
+};
+
+/**
+ * struct neuron_notify_setup - argument of %NEURON_IOCTL_NOTIFY_SETUP
+ * @nc: In: NeuronCore, below nc_count.
+ * @type: In: NEURON_NOTIFY_* type.
+ * @entries: In: ring size in entries, a power of two from
+ *	NEURON_NOTIFY_MIN_ENTRIES to NEURON_NOTIFY_MAX_ENTRIES.
+ * @flags: In: must be 0.
+ * @eventfd: In: an eventfd the driver signals when head or overflow moves
+ *	(and when the queue fails), or -1 for none.
+ * @pad: In: must be 0.
+ * @mmap_offset: Out: offset to pass to mmap() (PROT_READ, MAP_SHARED).
+ * @mmap_size: Out: bytes of the mapping: the header page and the entries,
+ *	rounded up to whole pages.
+ * @reserved: In: must be 0.
+ */
+struct neuron_notify_setup {
+	__u32 nc;
+	__u32 type;
+	__u32 entries;
+	__u32 flags;
+	__s32 eventfd;
+	__u32 pad;
+	__u64 mmap_offset;
+	__u64 mmap_size;
+	__u64 reserved[2];
+};
+
+/**
+ * struct neuron_notify_wait - argument of %NEURON_IOCTL_NOTIFY_WAIT
+ * @nc: In: NeuronCore of the queue.
+ * @type: In: NEURON_NOTIFY_* type of the queue.
+ * @consumed: In: new consumer index: the entries below it are read and
+ *	their slots may be reused. Between the current tail and head.
+ * @flags: In: must be 0.
+ * @timeout_ns: In: absolute CLOCK_MONOTONIC deadline in nanoseconds; 0
+ *	does not wait (only reports head and overflow).
+ * @head: Out: producer index, validated by the driver.
+ * @overflow: Out: notifications dropped so far.
+ * @reserved: In: must be 0.
+ */
+struct neuron_notify_wait {
+	__u32 nc;
+	__u32 type;
+	__u32 consumed;
+	__u32 flags;
+	__s64 timeout_ns;
+	__u32 head;
+	__u32 overflow;
+	__u64 reserved[2];
+};
+
+/**
+ * struct neuron_notify_teardown - argument of %NEURON_IOCTL_NOTIFY_TEARDOWN
+ * @nc: In: NeuronCore of the queue.
+ * @type: In: NEURON_NOTIFY_* type of the queue.
+ * @flags: In: must be 0.
+ * @pad: In: must be 0.
+ */
+struct neuron_notify_teardown {
+	__u32 nc;
+	__u32 type;
+	__u32 flags;
+	__u32 pad;
+};
+
+/**
+ * NEURON_IOCTL_NOTIFY_SETUP - create a notification queue and own it
+ *
+ * Who: any opener; the queue (@nc, @type) of the device then belongs to
+ * the calling file until NOTIFY_TEARDOWN or until the file is released,
+ * and only that file may map and wait on it. Errors: -EINVAL (a field out
+ * of range or not zero), -EOPNOTSUPP (no NEURON_CAP_NOTIFY), -EBUSY (the
+ * queue has an owner), -EBADF (@eventfd is not an open file; -EINVAL if
+ * it is not an eventfd), -ENOMEM, -ENODEV.
+ */
+#define NEURON_IOCTL_NOTIFY_SETUP	_IOWR(NEURON_IOCTL_MAGIC, 0x08, struct neuron_notify_setup)
+
+/**
+ * NEURON_IOCTL_NOTIFY_WAIT - give entries back, wait for new ones
+ *
+ * Who: the owner of the queue. Sets the consumer index to @consumed, then
+ * waits until head differs from @consumed or the deadline passes.
+ * Returns 0 with @head and @overflow; -ETIME at the deadline; -EINVAL
+ * (@consumed outside tail..head, non-zero @flags or @reserved, @nc or
+ * @type out of range); -ENOENT (the file does not own the queue, or it was
+ * torn down meanwhile); -EIO (the device wrote an impossible head: the
+ * queue is dead until torn down); -ERESTARTSYS on a signal (restarted with
+ * the same absolute deadline); -EOPNOTSUPP; -ENODEV.
+ */
+#define NEURON_IOCTL_NOTIFY_WAIT	_IOWR(NEURON_IOCTL_MAGIC, 0x09, struct neuron_notify_wait)
+
+/**
+ * NEURON_IOCTL_NOTIFY_TEARDOWN - stop a queue and give it up
+ *
+ * Who: the owner. Existing mappings stay readable (frozen) until
+ * unmapped. Errors: -EINVAL, -ENOENT (not owned by the file),
+ * -EOPNOTSUPP, -ENODEV.
+ */
+#define NEURON_IOCTL_NOTIFY_TEARDOWN \
+	_IOW(NEURON_IOCTL_MAGIC, 0x0a, struct neuron_notify_teardown)
+
+/* ---- end of notification queues ---- */
 
 #endif /* _UAPI_NEURON_H */

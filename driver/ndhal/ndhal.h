@@ -29,6 +29,8 @@ struct neuron_mem;
  * @name: "v1", "v2", "v3".
  * @nc_count: NeuronCores per device.
  * @dma_engines: DMA engines per device.
+ * @dma_engines_per_nc: DMA engines belonging to each NeuronCore (the first
+ *	nc_count * dma_engines_per_nc engines; the rest move host data).
  * @dma_queues_per_engine: queues of one DMA engine.
  * @dram_channels: device DRAM channels.
  * @semaphores_per_nc: semaphores of one NeuronCore.
@@ -42,6 +44,7 @@ struct ndhal_arch {
 	const char *name;
 	u32 nc_count;
 	u32 dma_engines;
+	u32 dma_engines_per_nc;
 	u32 dma_queues_per_engine;
 	u32 dram_channels;
 	u32 semaphores_per_nc;
@@ -49,6 +52,29 @@ struct ndhal_arch {
 	u32 bar_mask;
 	u8 reg_bar;
 	u8 dram_bar;
+};
+
+/**
+ * struct ndhal_dma_queue_cfg - how the driver sets up one DMA queue
+ * @engine: engine index.
+ * @queue: queue index within the engine.
+ * @nc: NeuronCore the engine belongs to.
+ * @entries: descriptors in each ring, a power of two.
+ * @tx_iova: device address of the TX (read side) descriptor ring.
+ * @rx_iova: device address of the RX (write side) descriptor ring.
+ * @status_iova: device address where the engine writes its struct
+ *	neuron_dma_status.
+ * @vector: interrupt raised when @status changes.
+ */
+struct ndhal_dma_queue_cfg {
+	u32 engine;
+	u32 queue;
+	u32 nc;
+	u32 entries;
+	u64 tx_iova;
+	u64 rx_iova;
+	u64 status_iova;
+	unsigned int vector;
 };
 
 /**
@@ -68,6 +94,20 @@ struct ndhal_arch {
  * @irq_request: call @handler (hard interrupt context) when the device
  *	raises interrupt @vector (NEURON_IRQ_*).
  * @irq_free: undo @irq_request; on return the handler no longer runs.
+ * @dma_queue_start: program a DMA queue; its rings start at index 0.
+ * @dma_queue_kick: doorbell: descriptors below @prod (free running) are
+ *	ready in both rings.
+ * @dma_queue_stop: stop a queue; on return the engine no longer reads its
+ *	rings nor writes its status.
+ * @notify_init: optional (NEURON_CAP_NOTIFY needs it); program notification
+ *	queue (@nc, @type): its header at device address @iova, a ring of
+ *	@entries slots (a power of two) from @iova + NEURON_NOTIFY_ENTRY_OFFSET;
+ *	head, tail and overflow start at 0 and the device writes the header.
+ * @notify_fini: undo @notify_init; on return the device no longer writes
+ *	the queue's memory.
+ * @notify_consume: tell the device the consumer index is now @tail; it
+ *	ignores (-EINVAL) a @tail outside its current tail..head and writes
+ *	the new tail into the header.
  */
 struct ndhal_ops {
 	const char *name;
@@ -81,6 +121,15 @@ struct ndhal_ops {
 	int (*irq_request)(struct neuron_device *nd, unsigned int vector,
 			   irq_handler_t handler, void *data);
 	void (*irq_free)(struct neuron_device *nd, unsigned int vector);
+	int (*dma_queue_start)(struct neuron_device *nd,
+			       const struct ndhal_dma_queue_cfg *cfg);
+	void (*dma_queue_kick)(struct neuron_device *nd, u32 engine, u32 queue,
+			       u32 prod);
+	void (*dma_queue_stop)(struct neuron_device *nd, u32 engine, u32 queue);
+	int (*notify_init)(struct neuron_device *nd, u32 nc, u32 type, u64 iova,
+			   u32 entries);
+	void (*notify_fini)(struct neuron_device *nd, u32 nc, u32 type);
+	int (*notify_consume)(struct neuron_device *nd, u32 nc, u32 type, u32 tail);
 };
 
 /**

@@ -17,6 +17,7 @@ const struct ndhal_arch ndhal_arch_v1 = {
 	.name = "v1",
 	.nc_count = 4,
 	.dma_engines = 12,
+	.dma_engines_per_nc = 3,
 	.dma_queues_per_engine = 16,
 	.dram_channels = 2,
 	.semaphores_per_nc = 32,

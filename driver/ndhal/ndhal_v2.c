@@ -18,6 +18,7 @@ const struct ndhal_arch ndhal_arch_v2 = {
 	.name = "v2",
 	.nc_count = 2,
 	.dma_engines = 34,
+	.dma_engines_per_nc = 16,
 	.dma_queues_per_engine = 16,
 	.dram_channels = 2,
 	.semaphores_per_nc = 256,

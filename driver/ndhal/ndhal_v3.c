@@ -17,6 +17,7 @@ const struct ndhal_arch ndhal_arch_v3 = {
 	.name = "v3",
 	.nc_count = 8,
 	.dma_engines = 132,
+	.dma_engines_per_nc = 16,
 	.dma_queues_per_engine = 16,
 	.dram_channels = 4,
 	.semaphores_per_nc = 256,

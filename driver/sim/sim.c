@@ -23,6 +23,7 @@
 
 #include "../neuron_compat.h"
 #include "sim.h"
+#include "sim_notify.h"
 
 #define NEURON_SIM_MAX_ID	65535
 #define NEURON_SIM_MAX_MEM_MB	65536
@@ -143,12 +144,25 @@ const struct ndhal_ops neuron_sim_ops = {
 	.dma_unmap = neuron_sim_dma_unmap,
 	.irq_request = neuron_sim_irq_request,
 	.irq_free = neuron_sim_irq_free,
+	.dma_queue_start = neuron_sim_dma_queue_start,
+	.dma_queue_kick = neuron_sim_dma_queue_kick,
+	.dma_queue_stop = neuron_sim_dma_queue_stop,
+	.notify_init = neuron_sim_notify_queue_init,
+	.notify_fini = neuron_sim_notify_queue_fini,
+	.notify_consume = neuron_sim_notify_queue_consume,
+};
+
+static const struct attribute_group *neuron_sim_dev_groups[] = {
+	&neuron_sim_dma_group,
+	&neuron_sim_notify_group,
+	NULL,
 };
 
 const struct ndhal ndhal_sim_v2 = {
 	.arch = &ndhal_arch_v2,
 	.ops = &neuron_sim_ops,
-	.caps = NEURON_CAP_QUERY | NEURON_CAP_MEM,
+	.caps = NEURON_CAP_QUERY | NEURON_CAP_MEM | NEURON_CAP_COPY |
+		NEURON_CAP_NOTIFY,
 	.flags = NEURON_DEV_SIMULATED,
 };
 EXPORT_SYMBOL_IF_KUNIT(ndhal_sim_v2);
@@ -156,7 +170,8 @@ EXPORT_SYMBOL_IF_KUNIT(ndhal_sim_v2);
 const struct ndhal ndhal_sim_v3 = {
 	.arch = &ndhal_arch_v3,
 	.ops = &neuron_sim_ops,
-	.caps = NEURON_CAP_QUERY | NEURON_CAP_MEM,
+	.caps = NEURON_CAP_QUERY | NEURON_CAP_MEM | NEURON_CAP_COPY |
+		NEURON_CAP_NOTIFY,
 	.flags = NEURON_DEV_SIMULATED,
 };
 EXPORT_SYMBOL_IF_KUNIT(ndhal_sim_v3);
@@ -176,6 +191,8 @@ static void neuron_sim_dev_release(struct device *dev)
 {
 	struct neuron_sim_dev *sd = container_of(dev, struct neuron_sim_dev, dev);
 
+	neuron_sim_dma_fini(sd);
+	neuron_sim_notify_free(sd);
 	xa_destroy(&sd->dram);
 	neuron_sim_iommu_fini(&sd->iommu);
 	kfree(sd);
@@ -216,6 +233,13 @@ static int neuron_sim_create(u32 id, const struct ndhal *hal, u32 mem_mb)
 	device_initialize(&sd->dev);
 	sd->dev.bus = &neuron_sim_bus;
 	sd->dev.release = neuron_sim_dev_release;
+	sd->dev.groups = neuron_sim_dev_groups;
+	ret = neuron_sim_dma_init(sd);
+	if (ret)
+		goto err_put;
+	ret = neuron_sim_notify_alloc(sd);
+	if (ret)
+		goto err_put;
 	ret = dev_set_name(&sd->dev, "neuron_sim%u", id);
 	if (ret)
 		goto err_put;

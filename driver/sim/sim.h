@@ -37,6 +37,7 @@ struct neuron_sim_iommu {
 };
 
 struct neuron_sim_dma;
+struct neuron_sim_notify;
 
 /**
  * struct neuron_sim_irq - one interrupt line of the simulated device
@@ -64,6 +65,7 @@ struct neuron_sim_irq {
  * @iommu: translation of host addresses.
  * @irq: interrupt lines, see ndhal.h for their numbering.
  * @dma: DMA engine state (sim_dma.c).
+ * @notify: notification queues (sim_notify.c, declared in sim_notify.h).
  */
 struct neuron_sim_dev {
 	struct device dev;
@@ -74,10 +76,21 @@ struct neuron_sim_dev {
 	struct neuron_sim_iommu iommu;
 	struct neuron_sim_irq irq[NEURON_IRQ_COUNT];
 	struct neuron_sim_dma *dma;
+	struct neuron_sim_notify *notify;
 };
 
 /* sim.c */
 void neuron_sim_raise_irq(struct neuron_sim_dev *sd, unsigned int vector);
+
+/* sim_dma.c */
+extern const struct attribute_group neuron_sim_dma_group;
+int neuron_sim_dma_init(struct neuron_sim_dev *sd);
+void neuron_sim_dma_fini(struct neuron_sim_dev *sd);
+int neuron_sim_dma_queue_start(struct neuron_device *nd,
+			       const struct ndhal_dma_queue_cfg *cfg);
+void neuron_sim_dma_queue_kick(struct neuron_device *nd, u32 engine, u32 queue,
+			       u32 prod);
+void neuron_sim_dma_queue_stop(struct neuron_device *nd, u32 engine, u32 queue);
 
 /* sim_iommu.c */
 void neuron_sim_iommu_init(struct neuron_sim_iommu *mmu);

@@ -10,6 +10,8 @@
  *   neuron_query - query validation and the device answer
  *   neuron_sim   - parsing of simulated device specifications
  *   neuron_mem   - validation of memory allocation requests
+ *   neuron_notify - notification queues: request checks, index math,
+ *                  mmap offsets, the simulated device's ring logic
  */
 #include <kunit/test.h>
 #include <linux/bits.h>
@@ -22,6 +24,8 @@
 #include <neuron.h>
 
 #include "../neuron_drv.h"
+#include "../dma/neuron_notify.h"
+#include "../sim/sim_notify.h"
 
 static const struct ndhal_arch *const neuron_test_archs[] = {
 	&ndhal_arch_v1, &ndhal_arch_v2, &ndhal_arch_v3,
@@ -358,6 +362,262 @@ static struct kunit_suite neuron_mem_suite = {
 
 kunit_test_suites(&neuron_ndhal_suite, &neuron_ioctl_suite,
 		  &neuron_query_suite, &neuron_sim_suite, &neuron_mem_suite);
+
+/* ---- neuron_notify ---- */
+
+static void notify_setup_prep(struct neuron_notify_setup *s, u32 nc, u32 type,
+			      u32 entries)
+{
+	memset(s, 0, sizeof(*s));
+	s->nc = nc;
+	s->type = type;
+	s->entries = entries;
+	s->eventfd = -1;
+}
+
+static void notify_setup_check_good(struct kunit *test)
+{
+	struct neuron_notify_setup s;
+	u32 nc, t, e;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(neuron_test_archs); i++) {
+		const struct ndhal_arch *a = neuron_test_archs[i];
+
+		for (nc = 0; nc < a->nc_count; nc++)
+			for (t = 0; t < NEURON_NOTIFY_TYPES; t++)
+				for (e = NEURON_NOTIFY_MIN_ENTRIES;
+				     e <= NEURON_NOTIFY_MAX_ENTRIES; e *= 2) {
+					notify_setup_prep(&s, nc, t, e);
+					KUNIT_EXPECT_EQ_MSG(test, neuron_notify_setup_check(&s, a),
+							    0, "%s nc %u type %u entries %u",
+							    a->name, nc, t, e);
+				}
+		notify_setup_prep(&s, 0, 0, 16);
+		s.eventfd = 0;
+		KUNIT_EXPECT_EQ(test, neuron_notify_setup_check(&s, a), 0);
+		s.eventfd = INT_MAX;
+		KUNIT_EXPECT_EQ(test, neuron_notify_setup_check(&s, a), 0);
+	}
+}
+
+static void notify_setup_check_bad(struct kunit *test)
+{
+	const struct ndhal_arch *a = &ndhal_arch_v2;
+	struct neuron_notify_setup s;
+	static const u32 entries[] = { 0, 1, 8, 15, 17, 24, 65535, 131072, 0x80000000U };
+	int i;
+
+#define NOTIFY_EXPECT_BAD(tweak) do { \
+	notify_setup_prep(&s, 0, 0, 16); \
+	tweak; \
+	KUNIT_EXPECT_EQ_MSG(test, neuron_notify_setup_check(&s, a), -EINVAL, #tweak); \
+} while (0)
+	NOTIFY_EXPECT_BAD(s.flags = 1);
+	NOTIFY_EXPECT_BAD(s.pad = 1);
+	NOTIFY_EXPECT_BAD(s.reserved[0] = 1);
+	NOTIFY_EXPECT_BAD(s.reserved[1] = 1);
+	NOTIFY_EXPECT_BAD(s.nc = a->nc_count);
+	NOTIFY_EXPECT_BAD(s.nc = U32_MAX);
+	NOTIFY_EXPECT_BAD(s.type = NEURON_NOTIFY_TYPES);
+	NOTIFY_EXPECT_BAD(s.eventfd = -2);
+	NOTIFY_EXPECT_BAD(s.eventfd = INT_MIN);
+	for (i = 0; i < ARRAY_SIZE(entries); i++)
+		NOTIFY_EXPECT_BAD(s.entries = entries[i]);
+#undef NOTIFY_EXPECT_BAD
+}
+
+static void notify_head_valid(struct kunit *test)
+{
+	static const struct {
+		u32 tail, old_head, new_head, entries;
+		bool ok;
+	} cases[] = {
+		{ 0, 0, 0, 16, true },
+		{ 0, 0, 16, 16, true },		/* full */
+		{ 0, 0, 17, 16, false },	/* past the tail + entries */
+		{ 0, 3, 3, 16, true },
+		{ 0, 3, 2, 16, false },		/* backwards */
+		{ 5, 5, 4, 16, false },		/* below the tail */
+		{ 10, 20, 26, 16, true },
+		{ 10, 20, 27, 16, false },
+		{ 0, 0, U32_MAX, 16, false },
+		/* across the 2^32 wrap */
+		{ 0xfffffff8U, 0xfffffffcU, 0x00000008U, 16, true },
+		{ 0xfffffff8U, 0xfffffffcU, 0x00000009U, 16, false },
+		{ 0xfffffff8U, 0x00000002U, 0xfffffffcU, 16, false },
+		{ 0, 0, 65536, 65536, true },
+		{ 0, 0, 65537, 65536, false },
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		KUNIT_EXPECT_EQ_MSG(test,
+				    neuron_notify_head_valid(cases[i].tail, cases[i].old_head,
+							     cases[i].new_head,
+							     cases[i].entries),
+				    cases[i].ok, "case %d", i);
+}
+
+static void notify_consume_valid(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, neuron_notify_consume_valid(0, 3, 0));
+	KUNIT_EXPECT_TRUE(test, neuron_notify_consume_valid(0, 3, 3));
+	KUNIT_EXPECT_FALSE(test, neuron_notify_consume_valid(0, 3, 4));
+	KUNIT_EXPECT_FALSE(test, neuron_notify_consume_valid(2, 3, 1));
+	KUNIT_EXPECT_FALSE(test, neuron_notify_consume_valid(0, 0, U32_MAX));
+	KUNIT_EXPECT_TRUE(test, neuron_notify_consume_valid(0xfffffffeU, 2, 0xffffffffU));
+	KUNIT_EXPECT_TRUE(test, neuron_notify_consume_valid(0xfffffffeU, 2, 1));
+	KUNIT_EXPECT_FALSE(test, neuron_notify_consume_valid(0xfffffffeU, 2, 3));
+	KUNIT_EXPECT_FALSE(test, neuron_notify_consume_valid(0xfffffffeU, 2, 0xfffffffdU));
+}
+
+static void notify_mmap_offsets(struct kunit *test)
+{
+	unsigned long first;
+	u64 off, prev = 0;
+	u32 nc, t, dnc, dt;
+
+	for (nc = 0; nc < NEURON_MAX_NC; nc++) {
+		for (t = 0; t < NEURON_NOTIFY_TYPES; t++) {
+			off = neuron_notify_mmap_offset(nc, t);
+			/* Increasing, page aligned, inside handle 0's range. */
+			KUNIT_EXPECT_GT(test, off, prev);
+			prev = off;
+			KUNIT_EXPECT_EQ(test, off % PAGE_SIZE, 0);
+			KUNIT_EXPECT_LT(test, off, BIT_ULL(NEURON_MMAP_SHIFT));
+			KUNIT_ASSERT_EQ(test, neuron_notify_mmap_slot(off >> PAGE_SHIFT,
+								      &dnc, &dt, &first), 0);
+			KUNIT_EXPECT_EQ(test, dnc, nc);
+			KUNIT_EXPECT_EQ(test, dt, t);
+			KUNIT_EXPECT_EQ(test, first, 0);
+			KUNIT_ASSERT_EQ(test, neuron_notify_mmap_slot((off >> PAGE_SHIFT) + 3,
+								      &dnc, &dt, &first), 0);
+			KUNIT_EXPECT_EQ(test, first, 3);
+			KUNIT_EXPECT_EQ(test, dnc, nc);
+		}
+	}
+	/* Slot 0 and slots past the last queue name nothing. */
+	KUNIT_EXPECT_EQ(test, neuron_notify_mmap_slot(0, &dnc, &dt, &first), -EINVAL);
+	KUNIT_EXPECT_EQ(test, neuron_notify_mmap_slot(5, &dnc, &dt, &first), -EINVAL);
+	off = neuron_notify_mmap_offset(NEURON_MAX_NC - 1, NEURON_NOTIFY_TYPES - 1) +
+	      BIT_ULL(NEURON_NOTIFY_MMAP_SHIFT);
+	KUNIT_EXPECT_EQ(test, neuron_notify_mmap_slot(off >> PAGE_SHIFT, &dnc, &dt, &first),
+			-EINVAL);
+}
+
+static void notify_ring_size(struct kunit *test)
+{
+	u32 e;
+
+	for (e = NEURON_NOTIFY_MIN_ENTRIES; e <= NEURON_NOTIFY_MAX_ENTRIES; e *= 2) {
+		u64 need = NEURON_NOTIFY_ENTRY_OFFSET +
+			   (u64)e * sizeof(struct neuron_notify_entry);
+		u64 size = neuron_notify_ring_size(e);
+
+		KUNIT_EXPECT_EQ(test, size % PAGE_SIZE, 0);
+		KUNIT_EXPECT_GE(test, size, need);
+		KUNIT_EXPECT_LT(test, size, need + PAGE_SIZE);
+		KUNIT_EXPECT_LE(test, size, BIT_ULL(NEURON_NOTIFY_MMAP_SHIFT));
+	}
+}
+
+static void notify_sim_room(struct kunit *test)
+{
+	struct neuron_sim_notify_regs r = { .entries = 16 };
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		KUNIT_ASSERT_TRUE(test, neuron_sim_notify_room(&r));
+		r.head++;
+	}
+	/* Full: dropped and counted, head stays. */
+	for (i = 0; i < 5; i++)
+		KUNIT_EXPECT_FALSE(test, neuron_sim_notify_room(&r));
+	KUNIT_EXPECT_EQ(test, r.head, 16);
+	KUNIT_EXPECT_EQ(test, r.overflow, 5);
+	r.tail = 1;
+	KUNIT_EXPECT_TRUE(test, neuron_sim_notify_room(&r));
+	KUNIT_EXPECT_EQ(test, r.overflow, 5);
+	/* Across the 2^32 wrap. */
+	r.tail = 0xfffffff8U;
+	r.head = 0x00000008U;
+	KUNIT_EXPECT_FALSE(test, neuron_sim_notify_room(&r));
+	r.head = 0x00000007U;
+	KUNIT_EXPECT_TRUE(test, neuron_sim_notify_room(&r));
+}
+
+static void notify_sim_tail_ok(struct kunit *test)
+{
+	struct neuron_sim_notify_regs r = { .entries = 16, .head = 10, .tail = 4 };
+
+	KUNIT_EXPECT_TRUE(test, neuron_sim_notify_tail_ok(&r, 4));
+	KUNIT_EXPECT_TRUE(test, neuron_sim_notify_tail_ok(&r, 10));
+	KUNIT_EXPECT_FALSE(test, neuron_sim_notify_tail_ok(&r, 11));
+	KUNIT_EXPECT_FALSE(test, neuron_sim_notify_tail_ok(&r, 3));
+	KUNIT_EXPECT_FALSE(test, neuron_sim_notify_tail_ok(&r, U32_MAX));
+	r.tail = 0xfffffffcU;
+	r.head = 2;
+	KUNIT_EXPECT_TRUE(test, neuron_sim_notify_tail_ok(&r, 0));
+	KUNIT_EXPECT_FALSE(test, neuron_sim_notify_tail_ok(&r, 3));
+}
+
+static void notify_sim_parse(struct kunit *test)
+{
+	static const struct {
+		const char *text;
+		int n;
+		u32 first;
+	} cases[] = {
+		{ "1 2 3 4", 4, 1 },
+		{ "1 2 3 4 5\n", 5, 1 },
+		{ "0x10 2 3 4", 4, 16 },
+		{ "  7\t2  3 4 ", 4, 7 },
+		{ "4294967295 0 0 0", 4, U32_MAX },
+		{ "", 0, 0 },
+		{ "1 2 3 4 5 6", -EINVAL, 0 },
+		{ "1 x 3 4", -EINVAL, 0 },
+		{ "4294967296 0 0 0", -EINVAL, 0 },
+		{ "-1 0 0 0", -EINVAL, 0 },
+		{ "1,2 3 4", -EINVAL, 0 },
+	};
+	char buf[64];
+	u32 v[5];
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		strscpy(buf, cases[i].text, sizeof(buf));
+		memset(v, 0, sizeof(v));
+		KUNIT_EXPECT_EQ_MSG(test, neuron_sim_notify_parse(buf, v, ARRAY_SIZE(v)),
+				    cases[i].n, "\"%s\"", cases[i].text);
+		if (cases[i].n > 0)
+			KUNIT_EXPECT_EQ_MSG(test, v[0], cases[i].first, "\"%s\"",
+					    cases[i].text);
+	}
+	strscpy(buf, "1 2 3 4 5", sizeof(buf));
+	KUNIT_EXPECT_EQ(test, neuron_sim_notify_parse(buf, v, ARRAY_SIZE(v)), 5);
+	KUNIT_EXPECT_EQ(test, v[4], 5);
+}
+
+static struct kunit_case neuron_notify_cases[] = {
+	KUNIT_CASE(notify_setup_check_good),
+	KUNIT_CASE(notify_setup_check_bad),
+	KUNIT_CASE(notify_head_valid),
+	KUNIT_CASE(notify_consume_valid),
+	KUNIT_CASE(notify_mmap_offsets),
+	KUNIT_CASE(notify_ring_size),
+	KUNIT_CASE(notify_sim_room),
+	KUNIT_CASE(notify_sim_tail_ok),
+	KUNIT_CASE(notify_sim_parse),
+	{}
+};
+
+static struct kunit_suite neuron_notify_suite = {
+	.name = "neuron_notify",
+	.test_cases = neuron_notify_cases,
+};
+
+kunit_test_suite(neuron_notify_suite);
 
 MODULE_DESCRIPTION("KUnit suites of the neuron driver");
 MODULE_LICENSE("GPL");

@@ -223,7 +223,7 @@ TEST_F(node, unknown_ioctl_nr)
 {
 	struct neuron_query q;
 	static const unsigned long nrs[] = {
-		_IOWR(NEURON_IOCTL_MAGIC, 0x01, struct neuron_query),
+		_IOWR(NEURON_IOCTL_MAGIC, 0x3f, struct neuron_query),
 		_IOWR(NEURON_IOCTL_MAGIC, 0xff, struct neuron_query),
 		_IOR(NEURON_IOCTL_MAGIC, 0x7f, __u64),
 		_IO(NEURON_IOCTL_MAGIC, 0x01),

@@ -508,4 +508,66 @@ static inline void neuron_require_sim(struct __test_metadata *_metadata)
 				  NEURON_SIM_BUS);
 }
 
+/* ---- memory (NEURON_CAP_MEM) ---- */
+
+/* More per-NC entries than any arch has (NEURON_QUERY_MEM_USAGE). */
+#define NEURON_TEST_MAX_NC	16
+
+/* Room for a whole NEURON_QUERY_MEM_USAGE answer. */
+struct neuron_mem_usage_buf {
+	struct neuron_mem_usage u;
+	struct neuron_mem_usage_nc nc[NEURON_TEST_MAX_NC];
+};
+
+/* NEURON_QUERY_MEM_USAGE into @b: 0 or -errno; @size gets the answer size. */
+static inline int neuron_query_mem_usage(int fd, struct neuron_mem_usage_buf *b,
+					 __u32 *size)
+{
+	struct neuron_query q;
+	int err;
+
+	memset(b, 0, sizeof(*b));
+	neuron_query_prep(&q, NEURON_QUERY_MEM_USAGE, b, sizeof(*b));
+	err = neuron_ioctl(fd, NEURON_IOCTL_QUERY, &q);
+	if (!err && size)
+		*size = q.size;
+	return err;
+}
+
+/*
+ * A valid MEM_ALLOC request: @kind memory of @size bytes charged to
+ * NeuronCore @nc; device memory in any channel, no alignment.
+ */
+static inline void neuron_mem_alloc_prep(struct neuron_mem_alloc *a, __u32 kind,
+					 __u64 size, __u32 nc)
+{
+	memset(a, 0, sizeof(*a));
+	a->kind = kind;
+	a->size = size;
+	a->nc = nc;
+	a->channel = kind == NEURON_MEM_DEVICE ? NEURON_MEM_CHANNEL_ANY : 0;
+}
+
+/* MEM_ALLOC of a prepared request: 0 or -errno. */
+static inline int neuron_mem_alloc_req(int fd, struct neuron_mem_alloc *a)
+{
+	return neuron_ioctl(fd, NEURON_IOCTL_MEM_ALLOC, a);
+}
+
+/* Allocate @kind memory of @size bytes on NC @nc; @a gets the answer. */
+static inline int neuron_mem_alloc(int fd, __u32 kind, __u64 size, __u32 nc,
+				   struct neuron_mem_alloc *a)
+{
+	neuron_mem_alloc_prep(a, kind, size, nc);
+	return neuron_mem_alloc_req(fd, a);
+}
+
+/* MEM_FREE of @handle: 0 or -errno. */
+static inline int neuron_mem_free(int fd, __u32 handle)
+{
+	struct neuron_mem_free f = { .handle = handle };
+
+	return neuron_ioctl(fd, NEURON_IOCTL_MEM_FREE, &f);
+}
+
 #endif /* NEURON_TEST_H */

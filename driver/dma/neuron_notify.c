@@ -1,0 +1,763 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * neuron: notification queues, driver side.
+ *
+ * Each NeuronCore has one queue of each NEURON_NOTIFY_* type. A file sets
+ * a queue up (NOTIFY_SETUP) and owns it until NOTIFY_TEARDOWN or its
+ * release; the driver allocates the ring in host pages, maps them for the
+ * device (ndhal dma_map) and programs the device (ndhal notify_init). The
+ * device writes entries and then the header's head, and raises the NC's
+ * NEURON_IRQ_NOTIFY interrupt. The owner maps the ring read-only and
+ * gives entries back through NOTIFY_WAIT, which also sleeps for new ones.
+ *
+ * The header is written by the device and so untrusted: each time the
+ * driver reads head it checks that head did not move backwards and lies
+ * at most @entries past the consumer index the driver gave the device. A
+ * queue whose device broke that rule is dead (-EIO) until torn down; the
+ * driver itself never reads entries.
+ *
+ * Locking:
+ *  - nn->lock (mutex) serialises setup, teardown, consume, mmap lookups,
+ *    file release and unplug; it guards the owner, ring and iova of every
+ *    queue, the interrupt reference counts and nn->dead, and is held
+ *    across every call into the backend.
+ *  - q->lock (spinlock, taken in the hard interrupt handler) guards what
+ *    the handler and the waiters read: active, gen, entries, hdr, eventfd,
+ *    head, tail, overflow, error. Fields written under both locks may be
+ *    read under either.
+ *  - Waiters sleep inside the ioctl's SRCU section (neuron_dev_enter());
+ *    neuron_notify_unplug() runs before synchronize_srcu() and wakes them,
+ *    so removal never waits for a deadline.
+ *
+ * Lifetimes: the ring's pages are reference counted (the queue and each
+ * mapping hold one), so a mapping outlives teardown and close and reads
+ * the frozen ring; removal of the device zaps the mappings (the file's
+ * f_mapping is the device inode's, see neuron_mmap.c) and later faults get
+ * SIGBUS.
+ */
+#include <linux/eventfd.h>
+#include <linux/hrtimer.h>
+#include <linux/kref.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <kunit/visibility.h>
+
+#include "../neuron_compat.h"
+#include "neuron_notify.h"
+
+#define NEURON_NOTIFY_SLOT_PGSHIFT	(NEURON_NOTIFY_MMAP_SHIFT - PAGE_SHIFT)
+#define NEURON_NOTIFY_SLOT_PGMASK	((1UL << NEURON_NOTIFY_SLOT_PGSHIFT) - 1)
+
+/**
+ * struct neuron_notify_ring - the host pages of one ring
+ * @ref: the queue's reference and one per mapping.
+ * @nd: the device; a reference is held for the ring's life.
+ * @npages: entries in @pages.
+ * @pages: header page first, then the entries.
+ */
+struct neuron_notify_ring {
+	struct kref ref;
+	struct neuron_device *nd;
+	unsigned long npages;
+	struct page **pages;
+};
+
+/**
+ * struct neuron_notify_queue - one queue (nc, type) of a device
+ * @nd: the device.
+ * @nc: its NeuronCore.
+ * @type: its NEURON_NOTIFY_* type.
+ * @owner: the file that set it up, NULL while free. Under nn->lock.
+ * @ring: the ring while set up. Under nn->lock.
+ * @iova: device address of @ring. Under nn->lock.
+ * @lock: guards the fields below (see the top of the file).
+ * @active: set up and readable by the handler.
+ * @gen: bumped at every setup and teardown: a waiter that sees it change
+ *	knows its queue went away.
+ * @entries: ring size.
+ * @hdr: the header, in @ring's first page.
+ * @eventfd: signalled when @head, @overflow or @error change; or NULL.
+ * @head: producer index last read from @hdr and found valid.
+ * @tail: consumer index given to the device.
+ * @overflow: overflow count last read from @hdr.
+ * @error: 0, or -EIO once the device wrote an impossible head.
+ * @wait: NOTIFY_WAIT callers.
+ */
+struct neuron_notify_queue {
+	struct neuron_device *nd;
+	u32 nc;
+	u32 type;
+	struct neuron_file *owner;
+	struct neuron_notify_ring *ring;
+	u64 iova;
+	spinlock_t lock;		/* see above */
+	bool active;
+	u32 gen;
+	u32 entries;
+	const struct neuron_notify_header *hdr;
+	struct eventfd_ctx *eventfd;
+	u32 head;
+	u32 tail;
+	u32 overflow;
+	int error;
+	wait_queue_head_t wait;
+};
+
+/**
+ * struct neuron_notify_dev - the notification queues of a device
+ * @lock: see the top of the file.
+ * @dead: the device is unplugged: no more setups.
+ * @irq_users: active queues of each NC; its interrupt is requested while
+ *	non-zero.
+ * @q: the queues.
+ */
+struct neuron_notify_dev {
+	struct mutex lock;		/* see above */
+	bool dead;
+	unsigned int irq_users[NEURON_MAX_NC];
+	struct neuron_notify_queue q[NEURON_MAX_NC][NEURON_NOTIFY_TYPES];
+};
+
+/* ---- pure functions (KUnit) ---- */
+
+/**
+ * neuron_notify_setup_check() - validate a NOTIFY_SETUP request
+ * @s: the request.
+ * @arch: geometry of the device.
+ *
+ * Return: 0, or -EINVAL for a field out of range or not zero. The eventfd
+ * itself is checked when it is looked up.
+ */
+VISIBLE_IF_KUNIT int neuron_notify_setup_check(const struct neuron_notify_setup *s,
+					       const struct ndhal_arch *arch)
+{
+	if (s->flags || s->pad || s->reserved[0] || s->reserved[1])
+		return -EINVAL;
+	if (s->nc >= arch->nc_count || s->type >= NEURON_NOTIFY_TYPES)
+		return -EINVAL;
+	if (!is_power_of_2(s->entries) || s->entries < NEURON_NOTIFY_MIN_ENTRIES ||
+	    s->entries > NEURON_NOTIFY_MAX_ENTRIES)
+		return -EINVAL;
+	if (s->eventfd < -1)
+		return -EINVAL;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(neuron_notify_setup_check);
+
+/* Bytes of the mapping of a ring of @entries: header page and entries. */
+VISIBLE_IF_KUNIT u64 neuron_notify_ring_size(u32 entries)
+{
+	return PAGE_ALIGN(NEURON_NOTIFY_ENTRY_OFFSET +
+			  (u64)entries * sizeof(struct neuron_notify_entry));
+}
+EXPORT_SYMBOL_IF_KUNIT(neuron_notify_ring_size);
+
+VISIBLE_IF_KUNIT u64 neuron_notify_mmap_offset(u32 nc, u32 type)
+{
+	return (1 + (u64)nc * NEURON_NOTIFY_TYPES + type) << NEURON_NOTIFY_MMAP_SHIFT;
+}
+EXPORT_SYMBOL_IF_KUNIT(neuron_notify_mmap_offset);
+
+/**
+ * neuron_notify_mmap_slot() - decode an mmap page offset of handle 0
+ * @pgoff: the page offset.
+ * @nc: NeuronCore of the queue.
+ * @type: type of the queue.
+ * @first: first page of the ring to map.
+ *
+ * Return: 0, or -EINVAL for an offset that names no queue (slot 0, a slot
+ * past the last NC, or an offset inside a memory handle's range).
+ */
+VISIBLE_IF_KUNIT int neuron_notify_mmap_slot(unsigned long pgoff, u32 *nc,
+					     u32 *type, unsigned long *first)
+{
+	unsigned long slot = pgoff >> NEURON_NOTIFY_SLOT_PGSHIFT;
+
+	if (!slot || slot > NEURON_NOTIFY_SLOTS)
+		return -EINVAL;
+	*nc = (slot - 1) / NEURON_NOTIFY_TYPES;
+	*type = (slot - 1) % NEURON_NOTIFY_TYPES;
+	*first = pgoff & NEURON_NOTIFY_SLOT_PGMASK;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(neuron_notify_mmap_slot);
+
+/**
+ * neuron_notify_head_valid() - may the device have written this head?
+ * @tail: consumer index the driver gave the device.
+ * @old_head: the head last accepted.
+ * @new_head: the head just read.
+ * @entries: ring size.
+ *
+ * Indexes run free modulo 2^32. The device never moves head backwards and
+ * never runs more than @entries ahead of the consumer: counted from @tail,
+ * @new_head must lie between @old_head and @tail + @entries.
+ */
+VISIBLE_IF_KUNIT bool neuron_notify_head_valid(u32 tail, u32 old_head,
+					       u32 new_head, u32 entries)
+{
+	u32 before = old_head - tail, after = new_head - tail;
+
+	return before <= after && after <= entries;
+}
+EXPORT_SYMBOL_IF_KUNIT(neuron_notify_head_valid);
+
+/* A new consumer index lies between the current one and head. */
+VISIBLE_IF_KUNIT bool neuron_notify_consume_valid(u32 tail, u32 head, u32 consumed)
+{
+	return consumed - tail <= head - tail;
+}
+EXPORT_SYMBOL_IF_KUNIT(neuron_notify_consume_valid);
+
+/* ---- rings ---- */
+
+static struct neuron_notify_ring *neuron_notify_ring_alloc(struct neuron_device *nd,
+							   u32 entries)
+{
+	struct neuron_notify_ring *ring;
+
+	ring = kzalloc(sizeof(*ring), GFP_KERNEL_ACCOUNT);
+	if (!ring)
+		return NULL;
+	ring->npages = neuron_notify_ring_size(entries) >> PAGE_SHIFT;
+	ring->pages = neuron_pages_alloc(ring->npages);
+	if (!ring->pages) {
+		kfree(ring);
+		return NULL;
+	}
+	kref_init(&ring->ref);
+	ring->nd = nd;
+	get_device(&nd->dev);
+	return ring;
+}
+
+static void neuron_notify_ring_release(struct kref *ref)
+{
+	struct neuron_notify_ring *ring = container_of(ref, struct neuron_notify_ring, ref);
+
+	neuron_pages_free(ring->pages, ring->npages);
+	put_device(&ring->nd->dev);
+	kfree(ring);
+}
+
+static void neuron_notify_ring_put(struct neuron_notify_ring *ring)
+{
+	kref_put(&ring->ref, neuron_notify_ring_release);
+}
+
+/* ---- the interrupt ---- */
+
+/*
+ * Read head and overflow from the header and accept them if head is
+ * possible. Called with q->lock held. Return: true if what waiters see
+ * changed (head, overflow, or the queue just failed).
+ */
+static bool neuron_notify_refresh(struct neuron_notify_queue *q)
+{
+	u32 head, overflow;
+
+	if (!q->active || q->error)
+		return false;
+	head = READ_ONCE(q->hdr->head);
+	overflow = READ_ONCE(q->hdr->overflow);
+	if (!neuron_notify_head_valid(q->tail, q->head, head, q->entries)) {
+		q->error = -EIO;
+		dev_err_ratelimited(&q->nd->dev,
+				    "notification queue nc %u type %u: device wrote head %u (tail %u, head %u, %u entries); queue stopped\n",
+				    q->nc, q->type, head, q->tail, q->head, q->entries);
+		return true;
+	}
+	if (head == q->head && overflow == q->overflow)
+		return false;
+	q->head = head;
+	q->overflow = overflow;
+	return true;
+}
+
+/* NEURON_IRQ_NOTIFY(nc): @data is the NC's row of queues. Hard IRQ. */
+static irqreturn_t neuron_notify_irq(int irq, void *data)
+{
+	struct neuron_notify_queue *row = data;
+	unsigned int t;
+	bool changed;
+
+	for (t = 0; t < NEURON_NOTIFY_TYPES; t++) {
+		struct neuron_notify_queue *q = &row[t];
+
+		spin_lock(&q->lock);
+		changed = neuron_notify_refresh(q);
+		if (changed && q->eventfd)
+			neuron_eventfd_signal(q->eventfd);
+		spin_unlock(&q->lock);
+		if (changed)
+			wake_up_all(&q->wait);
+	}
+	return IRQ_HANDLED;
+}
+
+/* Take a reference on the interrupt of @nc. Under nn->lock. */
+static int neuron_notify_irq_get(struct neuron_device *nd,
+				 struct neuron_notify_dev *nn, u32 nc)
+{
+	int ret;
+
+	if (nn->irq_users[nc]++)
+		return 0;
+	ret = nd->hal->ops->irq_request(nd, NEURON_IRQ_NOTIFY(nc), neuron_notify_irq,
+					nn->q[nc]);
+	if (ret)
+		nn->irq_users[nc]--;
+	return ret;
+}
+
+static void neuron_notify_irq_put(struct neuron_device *nd,
+				  struct neuron_notify_dev *nn, u32 nc)
+{
+	if (!--nn->irq_users[nc])
+		nd->hal->ops->irq_free(nd, NEURON_IRQ_NOTIFY(nc));
+}
+
+/* ---- setup and teardown ---- */
+
+/* Stop the handler and the waiters from using the queue. */
+static struct eventfd_ctx *neuron_notify_deactivate(struct neuron_notify_queue *q)
+{
+	struct eventfd_ctx *efd;
+
+	spin_lock_irq(&q->lock);
+	q->active = false;
+	q->gen++;
+	efd = q->eventfd;
+	q->eventfd = NULL;
+	q->hdr = NULL;
+	spin_unlock_irq(&q->lock);
+	wake_up_all(&q->wait);
+	return efd;
+}
+
+/*
+ * Tear a queue down: the device stops writing, the interrupt is dropped
+ * with its last queue, the ring is unmapped for the device and loses the
+ * queue's reference (mappings keep theirs). With @signal (unplug), the
+ * eventfd is signalled so that epoll users look and get -ENODEV. Under
+ * nn->lock.
+ */
+static void neuron_notify_stop(struct neuron_notify_dev *nn,
+			       struct neuron_notify_queue *q, bool signal)
+{
+	struct neuron_device *nd = q->nd;
+	struct eventfd_ctx *efd;
+
+	efd = neuron_notify_deactivate(q);
+	nd->hal->ops->notify_fini(nd, q->nc, q->type);
+	neuron_notify_irq_put(nd, nn, q->nc);
+	nd->hal->ops->dma_unmap(nd, q->iova);
+	neuron_notify_ring_put(q->ring);
+	q->ring = NULL;
+	q->iova = 0;
+	q->owner = NULL;
+	if (efd) {
+		if (signal)
+			neuron_eventfd_signal(efd);
+		eventfd_ctx_put(efd);
+	}
+}
+
+int neuron_ioctl_notify_setup(struct neuron_file *nf, void *arg)
+{
+	struct neuron_notify_setup *s = arg;
+	struct neuron_device *nd = nf->nd;
+	struct neuron_notify_dev *nn = nd->notify;
+	struct neuron_notify_ring *ring;
+	struct eventfd_ctx *efd = NULL;
+	struct neuron_notify_queue *q;
+	u64 iova;
+	int ret;
+
+	if (!nn)
+		return -EOPNOTSUPP;
+	ret = neuron_notify_setup_check(s, nd->hal->arch);
+	if (ret)
+		return ret;
+	if (s->eventfd >= 0) {
+		efd = eventfd_ctx_fdget(s->eventfd);
+		if (IS_ERR(efd))
+			return PTR_ERR(efd);
+	}
+	ring = neuron_notify_ring_alloc(nd, s->entries);
+	if (!ring) {
+		ret = -ENOMEM;
+		goto err_efd;
+	}
+
+	q = &nn->q[s->nc][s->type];
+	mutex_lock(&nn->lock);
+	ret = -ENODEV;
+	if (nn->dead)
+		goto err_unlock;
+	ret = -EBUSY;
+	if (q->owner)
+		goto err_unlock;
+	ret = nd->hal->ops->dma_map(nd, ring->pages, ring->npages, &iova);
+	if (ret)
+		goto err_unlock;
+	ret = neuron_notify_irq_get(nd, nn, s->nc);
+	if (ret)
+		goto err_unmap;
+
+	/* Ready for the handler before the device may write. */
+	spin_lock_irq(&q->lock);
+	q->entries = s->entries;
+	q->hdr = page_address(ring->pages[0]);
+	q->head = 0;
+	q->tail = 0;
+	q->overflow = 0;
+	q->error = 0;
+	q->eventfd = efd;
+	q->gen++;
+	q->active = true;
+	spin_unlock_irq(&q->lock);
+	ret = nd->hal->ops->notify_init(nd, s->nc, s->type, iova, s->entries);
+	if (ret) {
+		/* Undo by hand: the eventfd is still the caller's to drop. */
+		neuron_notify_deactivate(q);
+		nd->hal->ops->notify_fini(nd, s->nc, s->type);
+		neuron_notify_irq_put(nd, nn, s->nc);
+		goto err_unmap;
+	}
+	q->owner = nf;
+	q->ring = ring;
+	q->iova = iova;
+	mutex_unlock(&nn->lock);
+
+	s->mmap_offset = neuron_notify_mmap_offset(s->nc, s->type);
+	s->mmap_size = (u64)ring->npages << PAGE_SHIFT;
+	return 0;
+
+err_unmap:
+	nd->hal->ops->dma_unmap(nd, iova);
+err_unlock:
+	mutex_unlock(&nn->lock);
+	neuron_notify_ring_put(ring);
+err_efd:
+	if (efd)
+		eventfd_ctx_put(efd);
+	return ret;
+}
+
+int neuron_ioctl_notify_teardown(struct neuron_file *nf, void *arg)
+{
+	struct neuron_notify_teardown *t = arg;
+	struct neuron_notify_dev *nn = nf->nd->notify;
+	struct neuron_notify_queue *q;
+	int ret = -ENOENT;
+
+	if (!nn)
+		return -EOPNOTSUPP;
+	if (t->flags || t->pad || t->nc >= nf->nd->hal->arch->nc_count ||
+	    t->type >= NEURON_NOTIFY_TYPES)
+		return -EINVAL;
+	q = &nn->q[t->nc][t->type];
+	mutex_lock(&nn->lock);
+	if (nn->dead) {
+		ret = -ENODEV;
+	} else if (q->owner == nf) {
+		neuron_notify_stop(nn, q, false);
+		ret = 0;
+	}
+	mutex_unlock(&nn->lock);
+	return ret;
+}
+
+/* ---- waiting ---- */
+
+/*
+ * Has the queue something for a waiter that consumed up to @consumed?
+ * Return: 1 (head moved: @head and @overflow are set), 0 (not yet), or
+ * -ENODEV, -ENOENT (torn down since generation @gen), -EIO.
+ */
+static int neuron_notify_check(struct neuron_notify_queue *q, u32 gen,
+			       u32 consumed, u32 *head, u32 *overflow)
+{
+	int ret;
+
+	if (neuron_dev_unplugged(q->nd))
+		return -ENODEV;
+	spin_lock_irq(&q->lock);
+	if (q->gen != gen) {
+		ret = -ENOENT;
+	} else {
+		neuron_notify_refresh(q);
+		ret = q->error ? q->error : q->head != consumed;
+		*head = q->head;
+		*overflow = q->overflow;
+	}
+	spin_unlock_irq(&q->lock);
+	return ret;
+}
+
+/* Sleep until neuron_notify_check() says something or @deadline passes. */
+static int neuron_notify_sleep(struct neuron_notify_queue *q, u32 gen,
+			       u32 consumed, ktime_t deadline, u32 *head,
+			       u32 *overflow)
+{
+	DEFINE_WAIT(wait);
+	int ret;
+
+	for (;;) {
+		prepare_to_wait(&q->wait, &wait, TASK_INTERRUPTIBLE);
+		ret = neuron_notify_check(q, gen, consumed, head, overflow);
+		if (ret)
+			break;
+		if (signal_pending(current)) {
+			/* The deadline is absolute: restarting is harmless. */
+			ret = -ERESTARTSYS;
+			break;
+		}
+		if (ktime_compare(ktime_get(), deadline) >= 0) {
+			ret = -ETIME;
+			break;
+		}
+		schedule_hrtimeout_range(&deadline, current->timer_slack_ns,
+					 HRTIMER_MODE_ABS);
+	}
+	finish_wait(&q->wait, &wait);
+	return ret < 0 ? ret : 0;
+}
+
+int neuron_ioctl_notify_wait(struct neuron_file *nf, void *arg)
+{
+	struct neuron_notify_wait *w = arg;
+	struct neuron_device *nd = nf->nd;
+	struct neuron_notify_dev *nn = nd->notify;
+	struct neuron_notify_queue *q;
+	bool advance = false;
+	u32 gen;
+	int ret;
+
+	if (!nn)
+		return -EOPNOTSUPP;
+	if (w->flags || w->reserved[0] || w->reserved[1] ||
+	    w->nc >= nd->hal->arch->nc_count || w->type >= NEURON_NOTIFY_TYPES)
+		return -EINVAL;
+	q = &nn->q[w->nc][w->type];
+
+	mutex_lock(&nn->lock);
+	if (q->owner != nf) {
+		mutex_unlock(&nn->lock);
+		return nn->dead ? -ENODEV : -ENOENT;
+	}
+	spin_lock_irq(&q->lock);
+	neuron_notify_refresh(q);
+	ret = q->error;
+	if (!ret && !neuron_notify_consume_valid(q->tail, q->head, w->consumed))
+		ret = -EINVAL;
+	if (!ret && w->consumed != q->tail) {
+		/*
+		 * The driver's tail moves first: the handler then checks head
+		 * against a tail at least as far as the device's, never a
+		 * stale one the device already left behind.
+		 */
+		q->tail = w->consumed;
+		advance = true;
+	}
+	gen = q->gen;
+	spin_unlock_irq(&q->lock);
+	if (advance && nd->hal->ops->notify_consume(nd, w->nc, w->type, w->consumed)) {
+		/* The device refused an index the driver found valid. */
+		spin_lock_irq(&q->lock);
+		q->error = -EIO;
+		spin_unlock_irq(&q->lock);
+		ret = -EIO;
+	}
+	mutex_unlock(&nn->lock);
+	if (ret)
+		return ret;
+
+	if (!w->timeout_ns) {
+		ret = neuron_notify_check(q, gen, w->consumed, &w->head, &w->overflow);
+		return ret < 0 ? ret : 0;
+	}
+	return neuron_notify_sleep(q, gen, w->consumed,
+				   ns_to_ktime(max_t(s64, w->timeout_ns, 0)),
+				   &w->head, &w->overflow);
+}
+
+/* ---- mmap ---- */
+
+static void neuron_notify_vm_open(struct vm_area_struct *vma)
+{
+	struct neuron_notify_ring *ring = vma->vm_private_data;
+
+	kref_get(&ring->ref);
+}
+
+static void neuron_notify_vm_close(struct vm_area_struct *vma)
+{
+	neuron_notify_ring_put(vma->vm_private_data);
+}
+
+static vm_fault_t neuron_notify_vm_fault(struct vm_fault *vmf)
+{
+	struct neuron_notify_ring *ring = vmf->vma->vm_private_data;
+	unsigned long i = vmf->pgoff & NEURON_NOTIFY_SLOT_PGMASK;
+	vm_fault_t ret = VM_FAULT_SIGBUS;
+	int idx;
+
+	idx = neuron_dev_enter();
+	if (!neuron_dev_unplugged(ring->nd) && i < ring->npages) {
+		get_page(ring->pages[i]);
+		vmf->page = ring->pages[i];
+		ret = 0;
+	}
+	neuron_dev_exit(idx);
+	return ret;
+}
+
+static const struct vm_operations_struct neuron_notify_vm_ops = {
+	.open = neuron_notify_vm_open,
+	.close = neuron_notify_vm_close,
+	.fault = neuron_notify_vm_fault,
+};
+
+/**
+ * neuron_notify_mmap() - map a queue's ring (mmap offsets of handle 0)
+ * @file: the file; it must own the queue.
+ * @vma: the mapping: shared, read-only, inside the ring.
+ *
+ * Return: 0; -EINVAL (private, not a queue of this file, past the ring);
+ * -EPERM (writable or executable); -ENODEV.
+ */
+int neuron_notify_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct neuron_file *nf = file->private_data;
+	struct neuron_device *nd = nf->nd;
+	struct neuron_notify_dev *nn = nd->notify;
+	struct neuron_notify_ring *ring = NULL;
+	unsigned long first;
+	u32 nc, type;
+	int idx, ret = 0;
+
+	/* VM_MAYSHARE: MAP_SHARED, also on a file opened read-only. */
+	if (!(vma->vm_flags & VM_MAYSHARE))
+		return -EINVAL;
+	if (vma->vm_flags & (VM_WRITE | VM_EXEC))
+		return -EPERM;
+	if (neuron_notify_mmap_slot(vma->vm_pgoff, &nc, &type, &first))
+		return -EINVAL;
+
+	idx = neuron_dev_enter();
+	if (neuron_dev_unplugged(nd)) {
+		ret = -ENODEV;
+	} else if (nn && nc < nd->hal->arch->nc_count) {
+		mutex_lock(&nn->lock);
+		if (nn->q[nc][type].owner == nf) {
+			ring = nn->q[nc][type].ring;
+			kref_get(&ring->ref);
+		}
+		mutex_unlock(&nn->lock);
+	}
+	neuron_dev_exit(idx);
+	if (ret)
+		return ret;
+	if (!ring)
+		return -EINVAL;
+	if (first >= ring->npages || vma_pages(vma) > ring->npages - first) {
+		neuron_notify_ring_put(ring);
+		return -EINVAL;
+	}
+
+	/* The reference taken above now belongs to the mapping. */
+	vm_flags_clear(vma, VM_MAYWRITE | VM_MAYEXEC);
+	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	vma->vm_private_data = ring;
+	vma->vm_ops = &neuron_notify_vm_ops;
+	return 0;
+}
+
+/* ---- files and devices ---- */
+
+/* The file is gone: tear down the queues it owns. */
+void neuron_notify_file_release(struct neuron_file *nf)
+{
+	struct neuron_notify_dev *nn = nf->nd->notify;
+	unsigned int nc, t;
+
+	if (!nn)
+		return;
+	mutex_lock(&nn->lock);
+	for (nc = 0; nc < NEURON_MAX_NC; nc++)
+		for (t = 0; t < NEURON_NOTIFY_TYPES; t++)
+			if (nn->q[nc][t].owner == nf)
+				neuron_notify_stop(nn, &nn->q[nc][t], false);
+	mutex_unlock(&nn->lock);
+}
+
+/*
+ * The device is going away (unplugged is set, synchronize_srcu() not yet
+ * called): tear every queue down while the backend is still there, and
+ * wake the waiters, who then return -ENODEV.
+ */
+void neuron_notify_unplug(struct neuron_device *nd)
+{
+	struct neuron_notify_dev *nn = nd->notify;
+	unsigned int nc, t;
+
+	if (!nn)
+		return;
+	mutex_lock(&nn->lock);
+	nn->dead = true;
+	for (nc = 0; nc < NEURON_MAX_NC; nc++)
+		for (t = 0; t < NEURON_NOTIFY_TYPES; t++)
+			if (nn->q[nc][t].owner)
+				neuron_notify_stop(nn, &nn->q[nc][t], true);
+	mutex_unlock(&nn->lock);
+}
+
+/* Called at device creation: queues only for backends that have them. */
+int neuron_notify_device_init(struct neuron_device *nd)
+{
+	const struct ndhal_ops *ops = nd->hal->ops;
+	struct neuron_notify_dev *nn;
+	unsigned int nc, t;
+
+	if (!(nd->hal->caps & NEURON_CAP_NOTIFY))
+		return 0;
+	if (WARN_ON(!ops->notify_init || !ops->notify_fini || !ops->notify_consume ||
+		    !ops->dma_map || !ops->irq_request))
+		return -EINVAL;
+	nn = kzalloc(sizeof(*nn), GFP_KERNEL);
+	if (!nn)
+		return -ENOMEM;
+	mutex_init(&nn->lock);
+	for (nc = 0; nc < NEURON_MAX_NC; nc++) {
+		for (t = 0; t < NEURON_NOTIFY_TYPES; t++) {
+			struct neuron_notify_queue *q = &nn->q[nc][t];
+
+			q->nd = nd;
+			q->nc = nc;
+			q->type = t;
+			spin_lock_init(&q->lock);
+			init_waitqueue_head(&q->wait);
+		}
+	}
+	nd->notify = nn;
+	return 0;
+}
+
+/* Called from the device's release: every queue is torn down. */
+void neuron_notify_device_fini(struct neuron_device *nd)
+{
+	struct neuron_notify_dev *nn = nd->notify;
+
+	if (!nn)
+		return;
+	mutex_destroy(&nn->lock);
+	kfree(nn);
+	nd->notify = NULL;
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * neuron: notification queues, driver side. The entry points the core
+ * calls are declared in neuron_drv.h; this header holds the layout of the
+ * mmap offsets and the pure functions the KUnit suite reaches.
+ */
+#ifndef _NEURON_NOTIFY_H
+#define _NEURON_NOTIFY_H
+
+#include <linux/build_bug.h>
+#include <linux/types.h>
+
+#include <neuron.h>
+
+#include "../neuron_drv.h"
+
+/*
+ * mmap offsets: the queues live in the offset range of handle 0 (memory
+ * objects start at handle 1, NEURON_MMAP_SHIFT). Queue (nc, type) is slot
+ * 1 + nc * NEURON_NOTIFY_TYPES + type, at slot << NEURON_NOTIFY_MMAP_SHIFT.
+ */
+#define NEURON_NOTIFY_MMAP_SHIFT	30
+#define NEURON_NOTIFY_SLOTS		(NEURON_MAX_NC * NEURON_NOTIFY_TYPES)
+
+/* Every slot lies below handle 1, every ring fits in its slot. */
+static_assert(((u64)NEURON_NOTIFY_SLOTS + 1) << NEURON_NOTIFY_MMAP_SHIFT <=
+	      BIT_ULL(NEURON_MMAP_SHIFT));
+static_assert(NEURON_NOTIFY_ENTRY_OFFSET + (u64)NEURON_NOTIFY_MAX_ENTRIES *
+	      sizeof(struct neuron_notify_entry) <= BIT_ULL(NEURON_NOTIFY_MMAP_SHIFT));
+
+/* The published layouts. */
+static_assert(sizeof(struct neuron_notify_entry) == 16);
+static_assert(sizeof(struct neuron_notify_header) == 64);
+static_assert(sizeof(struct neuron_notify_header) <= NEURON_NOTIFY_ENTRY_OFFSET);
+static_assert(sizeof(struct neuron_notify_setup) == 56);
+static_assert(sizeof(struct neuron_notify_wait) == 48);
+static_assert(sizeof(struct neuron_notify_teardown) == 16);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+int neuron_notify_setup_check(const struct neuron_notify_setup *s,
+			      const struct ndhal_arch *arch);
+u64 neuron_notify_ring_size(u32 entries);
+u64 neuron_notify_mmap_offset(u32 nc, u32 type);
+int neuron_notify_mmap_slot(unsigned long pgoff, u32 *nc, u32 *type,
+			    unsigned long *first);
+bool neuron_notify_head_valid(u32 tail, u32 old_head, u32 new_head,
+			      u32 entries);
+bool neuron_notify_consume_valid(u32 tail, u32 head, u32 consumed);
+#endif
+
+#endif /* _NEURON_NOTIFY_H */

@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * neuron simulator: the DMA engines. A queue is programmed with its two
+ * descriptor rings and a status address (ndhal_ops.dma_queue_start); the
+ * doorbell (dma_queue_kick) hands it a new producer index and wakes its
+ * work item, which consumes packets the way docs/hw-model.md describes:
+ * read the TX and RX descriptors from host memory through the IOMMU, check
+ * them (ring id, first/last, equal lengths), move the bytes between device
+ * DRAM and host memory, and after a packet that asks for an interrupt,
+ * write the completed count into the status and raise the NC's interrupt.
+ * Anything malformed or unreachable halts the queue with an error in the
+ * status: a DMA fault, never a kernel crash. Descriptors are untrusted.
+ *
+ * Knobs (sysfs of the simulated device, root): dma_latency_us added per
+ * interrupting packet, dma_bandwidth_mbps (0: as fast as memcpy),
+ * dma_fail_next (the next packet fails with an injected error).
+ */
+#include <linux/delay.h>
+#include <linux/highmem.h>
+#include <linux/ktime.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+
+#include "../dma/neuron_desc.h"
+#include "../dma/neuron_dma.h"
+#include "../dma/neuron_ring.h"
+#include "sim.h"
+#include "sim_notify.h"
+
+/**
+ * struct neuron_sim_queue - state of one simulated DMA queue
+ * @sd: the device.
+ * @cfg: as programmed by the driver.
+ * @head: next packet to process.
+ * @prod: doorbell value (written by the driver side).
+ * @stopped: set when the driver stops the queue.
+ * @halted: set on an error, until the queue is programmed again.
+ * @work: processes packets.
+ */
+struct neuron_sim_queue {
+	struct neuron_sim_dev *sd;
+	struct ndhal_dma_queue_cfg cfg;
+	u32 head;
+	u32 prod;
+	bool stopped;
+	bool halted;
+	struct work_struct work;
+};
+
+/**
+ * struct neuron_sim_dma - the DMA engines of a simulated device
+ * @wq: runs the queues' work.
+ * @lock: guards @queues.
+ * @queues: engine * queues_per_engine + queue -> struct neuron_sim_queue.
+ * @latency_us: knob.
+ * @bandwidth_mbps: knob.
+ * @fail_next: knob.
+ */
+struct neuron_sim_dma {
+	struct workqueue_struct *wq;
+	struct mutex lock;		/* guards @queues */
+	struct xarray queues;
+	u32 latency_us;
+	u32 bandwidth_mbps;
+	u32 fail_next;
+};
+
+/* The page behind device address @addr: DRAM below, IOMMU above. */
+static struct page *neuron_sim_page(struct neuron_sim_dev *sd, u64 addr)
+{
+	if (addr < NEURON_SIM_IOVA_BASE) {
+		if (addr >= sd->nd->dram_size)
+			return NULL;
+		return xa_load(&sd->dram, addr >> PAGE_SHIFT);
+	}
+	return neuron_sim_iommu_page(&sd->iommu, addr);
+}
+
+/* Move @len bytes from @src to @dst, both device addresses. */
+static int neuron_sim_move(struct neuron_sim_dev *sd, u64 src, u64 dst, u32 len)
+{
+	while (len) {
+		u32 n = min3(len, (u32)(PAGE_SIZE - offset_in_page(src)),
+			     (u32)(PAGE_SIZE - offset_in_page(dst)));
+		struct page *sp = neuron_sim_page(sd, src);
+		struct page *dp = neuron_sim_page(sd, dst);
+		void *s, *d;
+
+		if (!sp || !dp)
+			return NEURON_DMA_ERR_ADDR;
+		d = kmap_local_page(dp);
+		s = kmap_local_page(sp);
+		memcpy(d + offset_in_page(dst), s + offset_in_page(src), n);
+		kunmap_local(s);
+		kunmap_local(d);
+		src += n;
+		dst += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* Read descriptor @idx of the ring at @ring_iova. */
+static int neuron_sim_read_desc(struct neuron_sim_queue *sq, u64 ring_iova,
+				u32 idx, struct neuron_udma_desc *d)
+{
+	u64 at = ring_iova + (u64)neuron_ring_slot(sq->cfg.entries, idx) * sizeof(*d);
+
+	return neuron_sim_iommu_read(&sq->sd->iommu, at, d, sizeof(*d));
+}
+
+/* One packet: returns 0, or a NEURON_DMA_ERR_* code. */
+static int neuron_sim_packet(struct neuron_sim_queue *sq, bool *irq, u32 *bytes)
+{
+	u32 want = NEURON_DESC_FIRST | NEURON_DESC_LAST;
+	u32 gen = neuron_ring_gen(sq->cfg.entries, sq->head);
+	struct neuron_udma_desc tx, rx;
+	u32 tctl, rctl;
+
+	if (neuron_sim_read_desc(sq, sq->cfg.tx_iova, sq->head, &tx) ||
+	    neuron_sim_read_desc(sq, sq->cfg.rx_iova, sq->head, &rx))
+		return NEURON_DMA_ERR_ADDR;
+	tctl = le32_to_cpu(tx.ctrl);
+	rctl = le32_to_cpu(rx.ctrl);
+	if ((tctl & want) != want || (rctl & want) != want ||
+	    neuron_desc_ring_id(tctl) != gen || neuron_desc_ring_id(rctl) != gen ||
+	    neuron_desc_len(tctl) != neuron_desc_len(rctl))
+		return NEURON_DMA_ERR_DESC;
+	if (READ_ONCE(sq->sd->dma->fail_next)) {
+		WRITE_ONCE(sq->sd->dma->fail_next, 0);
+		return NEURON_DMA_ERR_INJECTED;
+	}
+	*irq = rctl & NEURON_DESC_INT;
+	*bytes = neuron_desc_len(rctl);
+	return neuron_sim_move(sq->sd, le64_to_cpu(tx.addr), le64_to_cpu(rx.addr),
+			       *bytes);
+}
+
+/*
+ * Write the status and raise the interrupt; tell the NC's notification
+ * queue too (COMPLETION: code = engine, data = packets completed; ERROR:
+ * code = NEURON_DMA_ERR_*, data = the failed packet's index), if the
+ * driver set one up.
+ */
+static void neuron_sim_dma_report(struct neuron_sim_queue *sq, u32 err)
+{
+	struct neuron_dma_status st = {
+		.completed = cpu_to_le32(sq->head),
+		.error = cpu_to_le32(err),
+		.error_index = cpu_to_le32(err ? sq->head : 0),
+	};
+
+	/* An unreachable status address is the driver's bug: nothing to do. */
+	if (neuron_sim_iommu_write(&sq->sd->iommu, sq->cfg.status_iova, &st,
+				   sizeof(st)))
+		return;
+	neuron_sim_raise_irq(sq->sd, sq->cfg.vector);
+	neuron_sim_notify(sq->sd, sq->cfg.nc,
+			  err ? NEURON_NOTIFY_ERROR : NEURON_NOTIFY_COMPLETION,
+			  err ? err : sq->cfg.engine, sq->head);
+}
+
+/* Model time: latency per interrupting packet, and bandwidth. */
+static void neuron_sim_dma_delay(struct neuron_sim_dma *dma, u64 bytes,
+				 ktime_t start)
+{
+	u32 bw = READ_ONCE(dma->bandwidth_mbps);
+	u64 us = READ_ONCE(dma->latency_us);
+	s64 spent = ktime_us_delta(ktime_get(), start);
+
+	if (bw)
+		us += div_u64(bytes, bw);	/* MB/s is bytes per microsecond */
+	if ((s64)us > spent)
+		fsleep(us - spent);
+}
+
+static u32 neuron_sim_queue_prod(struct neuron_sim_queue *sq)
+{
+	/* Pairs with the kick's release: the descriptors below are written. */
+	return smp_load_acquire(&sq->prod);
+}
+
+static void neuron_sim_queue_work(struct work_struct *work)
+{
+	struct neuron_sim_queue *sq = container_of(work, struct neuron_sim_queue, work);
+	ktime_t start = ktime_get();
+	u64 bytes = 0;
+	u32 err = 0;
+
+	while (!READ_ONCE(sq->stopped) && !sq->halted &&
+	       sq->head != neuron_sim_queue_prod(sq)) {
+		bool irq = false;
+		u32 n = 0;
+
+		err = neuron_sim_packet(sq, &irq, &n);
+		if (err) {
+			sq->halted = true;
+			neuron_sim_dma_report(sq, err);
+			break;
+		}
+		sq->head++;
+		bytes += n;
+		if (irq) {
+			neuron_sim_dma_delay(sq->sd->dma, bytes, start);
+			neuron_sim_dma_report(sq, 0);
+			start = ktime_get();
+			bytes = 0;
+		}
+		cond_resched();
+	}
+}
+
+static unsigned long neuron_sim_qid(struct neuron_device *nd, u32 engine, u32 queue)
+{
+	return (unsigned long)engine * nd->hal->arch->dma_queues_per_engine + queue;
+}
+
+int neuron_sim_dma_queue_start(struct neuron_device *nd,
+			       const struct ndhal_dma_queue_cfg *cfg)
+{
+	struct neuron_sim_dev *sd = nd->backend;
+	struct neuron_sim_dma *dma = sd->dma;
+	struct neuron_sim_queue *sq;
+	int ret;
+
+	if (cfg->engine >= nd->hal->arch->dma_engines ||
+	    cfg->queue >= nd->hal->arch->dma_queues_per_engine ||
+	    !is_power_of_2(cfg->entries))
+		return -EINVAL;
+	sq = kzalloc(sizeof(*sq), GFP_KERNEL);
+	if (!sq)
+		return -ENOMEM;
+	sq->sd = sd;
+	sq->cfg = *cfg;
+	INIT_WORK(&sq->work, neuron_sim_queue_work);
+	mutex_lock(&dma->lock);
+	ret = xa_insert(&dma->queues, neuron_sim_qid(nd, cfg->engine, cfg->queue),
+			sq, GFP_KERNEL);
+	mutex_unlock(&dma->lock);
+	if (ret)
+		kfree(sq);
+	return ret;
+}
+
+void neuron_sim_dma_queue_kick(struct neuron_device *nd, u32 engine, u32 queue,
+			       u32 prod)
+{
+	struct neuron_sim_dev *sd = nd->backend;
+	struct neuron_sim_queue *sq;
+
+	mutex_lock(&sd->dma->lock);
+	sq = xa_load(&sd->dma->queues, neuron_sim_qid(nd, engine, queue));
+	if (sq) {
+		/* Pairs with the acquire in neuron_sim_queue_work(). */
+		smp_store_release(&sq->prod, prod);
+		queue_work(sd->dma->wq, &sq->work);
+	}
+	mutex_unlock(&sd->dma->lock);
+}
+
+void neuron_sim_dma_queue_stop(struct neuron_device *nd, u32 engine, u32 queue)
+{
+	struct neuron_sim_dev *sd = nd->backend;
+	struct neuron_sim_queue *sq;
+
+	mutex_lock(&sd->dma->lock);
+	sq = xa_erase(&sd->dma->queues, neuron_sim_qid(nd, engine, queue));
+	mutex_unlock(&sd->dma->lock);
+	if (!sq)
+		return;
+	WRITE_ONCE(sq->stopped, true);
+	cancel_work_sync(&sq->work);
+	kfree(sq);
+}
+
+/**
+ * struct neuron_sim_knob - a u32 knob of struct neuron_sim_dma in sysfs
+ * @attr: the attribute.
+ * @off: offset of the knob in struct neuron_sim_dma.
+ * @max: largest value accepted.
+ */
+struct neuron_sim_knob {
+	struct device_attribute attr;
+	size_t off;
+	u32 max;
+};
+
+static u32 *neuron_sim_knob_ptr(struct device *dev, struct device_attribute *attr,
+				const struct neuron_sim_knob **knob)
+{
+	struct neuron_sim_dev *sd = container_of(dev, struct neuron_sim_dev, dev);
+
+	*knob = container_of(attr, struct neuron_sim_knob, attr);
+	return (void *)sd->dma + (*knob)->off;
+}
+
+static ssize_t neuron_sim_knob_show(struct device *dev,
+				    struct device_attribute *attr, char *buf)
+{
+	const struct neuron_sim_knob *knob;
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(*neuron_sim_knob_ptr(dev, attr, &knob)));
+}
+
+static ssize_t neuron_sim_knob_store(struct device *dev,
+				     struct device_attribute *attr,
+				     const char *buf, size_t count)
+{
+	const struct neuron_sim_knob *knob;
+	u32 *ptr = neuron_sim_knob_ptr(dev, attr, &knob);
+	u32 val;
+
+	if (kstrtou32(buf, 10, &val) || val > knob->max)
+		return -EINVAL;
+	WRITE_ONCE(*ptr, val);
+	return count;
+}
+
+static struct neuron_sim_knob neuron_sim_knob_latency = {
+	.attr = __ATTR(dma_latency_us, 0644, neuron_sim_knob_show, neuron_sim_knob_store),
+	.off = offsetof(struct neuron_sim_dma, latency_us),
+	.max = USEC_PER_SEC,
+};
+
+static struct neuron_sim_knob neuron_sim_knob_bandwidth = {
+	.attr = __ATTR(dma_bandwidth_mbps, 0644, neuron_sim_knob_show,
+		       neuron_sim_knob_store),
+	.off = offsetof(struct neuron_sim_dma, bandwidth_mbps),
+	.max = 1000000,
+};
+
+static struct neuron_sim_knob neuron_sim_knob_fail = {
+	.attr = __ATTR(dma_fail_next, 0644, neuron_sim_knob_show, neuron_sim_knob_store),
+	.off = offsetof(struct neuron_sim_dma, fail_next),
+	.max = 1,
+};
+
+static struct attribute *neuron_sim_dma_attrs[] = {
+	&neuron_sim_knob_latency.attr.attr,
+	&neuron_sim_knob_bandwidth.attr.attr,
+	&neuron_sim_knob_fail.attr.attr,
+	NULL,
+};
+
+const struct attribute_group neuron_sim_dma_group = {
+	.attrs = neuron_sim_dma_attrs,
+};
+
+int neuron_sim_dma_init(struct neuron_sim_dev *sd)
+{
+	struct neuron_sim_dma *dma = kzalloc(sizeof(*dma), GFP_KERNEL);
+
+	if (!dma)
+		return -ENOMEM;
+	dma->wq = alloc_workqueue("neuron_sim%u", WQ_UNBOUND, 0, sd->id);
+	if (!dma->wq) {
+		kfree(dma);
+		return -ENOMEM;
+	}
+	mutex_init(&dma->lock);
+	xa_init(&dma->queues);
+	sd->dma = dma;
+	return 0;
+}
+
+/* Called when the simulated device is released: every queue is stopped. */
+void neuron_sim_dma_fini(struct neuron_sim_dev *sd)
+{
+	struct neuron_sim_dma *dma = sd->dma;
+
+	if (!dma)
+		return;
+	WARN_ON(!xa_empty(&dma->queues));
+	xa_destroy(&dma->queues);
+	destroy_workqueue(dma->wq);
+	mutex_destroy(&dma->lock);
+	kfree(dma);
+}

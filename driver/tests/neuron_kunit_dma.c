@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * neuron: KUnit suites for the DMA path's pure logic (part of
+ * neuron_kunit.ko):
+ *   neuron_ring - free-running index math, wrap count, device index checks
+ *   neuron_desc - descriptor encoding and decoding
+ *   neuron_copy - validation of COPY requests
+ */
+#include <kunit/test.h>
+
+#include <neuron.h>
+
+#include "../neuron_drv.h"
+#include "../dma/neuron_desc.h"
+#include "../dma/neuron_ring.h"
+
+static void ring_slot_and_gen(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, neuron_ring_slot(16, 0), 0);
+	KUNIT_EXPECT_EQ(test, neuron_ring_slot(16, 17), 1);
+	KUNIT_EXPECT_EQ(test, neuron_ring_slot(4096, 0xffffffff), 4095);
+	KUNIT_EXPECT_EQ(test, neuron_ring_gen(16, 15), 0);
+	KUNIT_EXPECT_EQ(test, neuron_ring_gen(16, 16), 1);
+	KUNIT_EXPECT_EQ(test, neuron_ring_gen(16, 64), 0);
+	KUNIT_EXPECT_EQ(test, neuron_ring_gen(4096, 3 * 4096 + 5), 3);
+	/* The u32 wrap keeps the generation sequence: ...3, then 0. */
+	KUNIT_EXPECT_EQ(test, neuron_ring_gen(4096, 0xffffffff), 3);
+	KUNIT_EXPECT_EQ(test, neuron_ring_gen(4096, 0), 0);
+}
+
+static void ring_space(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, neuron_ring_space(16, 0, 0), 16);
+	KUNIT_EXPECT_EQ(test, neuron_ring_space(16, 16, 0), 0);
+	KUNIT_EXPECT_EQ(test, neuron_ring_space(16, 20, 10), 6);
+	/* Across the u32 wrap. */
+	KUNIT_EXPECT_EQ(test, neuron_ring_space(16, 3, 0xfffffffe), 11);
+}
+
+static void ring_index_valid(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, neuron_ring_index_valid(10, 20, 10));
+	KUNIT_EXPECT_TRUE(test, neuron_ring_index_valid(10, 20, 20));
+	KUNIT_EXPECT_TRUE(test, neuron_ring_index_valid(10, 20, 15));
+	KUNIT_EXPECT_FALSE(test, neuron_ring_index_valid(10, 20, 9));
+	KUNIT_EXPECT_FALSE(test, neuron_ring_index_valid(10, 20, 21));
+	KUNIT_EXPECT_FALSE(test, neuron_ring_index_valid(10, 20, 0x80000000));
+	KUNIT_EXPECT_TRUE(test, neuron_ring_index_valid(0xfffffff0, 5, 2));
+	KUNIT_EXPECT_FALSE(test, neuron_ring_index_valid(0xfffffff0, 5, 6));
+	KUNIT_EXPECT_FALSE(test, neuron_ring_index_valid(0xfffffff0, 5, 0xffffffef));
+}
+
+static struct kunit_case neuron_ring_cases[] = {
+	KUNIT_CASE(ring_slot_and_gen),
+	KUNIT_CASE(ring_space),
+	KUNIT_CASE(ring_index_valid),
+	{}
+};
+
+static struct kunit_suite neuron_ring_suite = {
+	.name = "neuron_ring",
+	.test_cases = neuron_ring_cases,
+};
+
+static void desc_encode_fields(struct kunit *test)
+{
+	struct neuron_udma_desc d;
+	u32 ctrl;
+
+	neuron_desc_encode(&d, 0x1000123456789abcULL, 4096, 2,
+			   NEURON_DESC_FIRST | NEURON_DESC_LAST | NEURON_DESC_INT);
+	ctrl = le32_to_cpu(d.ctrl);
+	KUNIT_EXPECT_EQ(test, ctrl & 0xffff, 4096);
+	KUNIT_EXPECT_EQ(test, (ctrl >> 24) & 3, 2);
+	KUNIT_EXPECT_TRUE(test, ctrl & BIT(26));
+	KUNIT_EXPECT_TRUE(test, ctrl & BIT(27));
+	KUNIT_EXPECT_TRUE(test, ctrl & BIT(28));
+	KUNIT_EXPECT_FALSE(test, ctrl & BIT(30));
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(d.meta), 0);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(d.addr), 0x1000123456789abcULL);
+	KUNIT_EXPECT_EQ(test, neuron_desc_len(ctrl), 4096);
+	KUNIT_EXPECT_EQ(test, neuron_desc_ring_id(ctrl), 2);
+}
+
+static void desc_len_limits(struct kunit *test)
+{
+	struct neuron_udma_desc d;
+	u32 len;
+
+	for (len = 1; len <= NEURON_DESC_MAX_LEN; len = len * 2 + 1) {
+		neuron_desc_encode(&d, 0, len, 0, 0);
+		KUNIT_EXPECT_EQ(test, neuron_desc_len(le32_to_cpu(d.ctrl)), len);
+	}
+	/* 64 KiB is encoded as 0 and decodes back. */
+	neuron_desc_encode(&d, 0, NEURON_DESC_MAX_LEN, 0, 0);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(d.ctrl) & 0xffff, 0);
+	KUNIT_EXPECT_EQ(test, neuron_desc_len(le32_to_cpu(d.ctrl)), NEURON_DESC_MAX_LEN);
+	/* The ring id cannot spill into the flags. */
+	neuron_desc_encode(&d, 0, 1, 7, 0);
+	KUNIT_EXPECT_EQ(test, neuron_desc_ring_id(le32_to_cpu(d.ctrl)), 3);
+	KUNIT_EXPECT_FALSE(test, le32_to_cpu(d.ctrl) & NEURON_DESC_FIRST);
+}
+
+static struct kunit_case neuron_desc_cases[] = {
+	KUNIT_CASE(desc_encode_fields),
+	KUNIT_CASE(desc_len_limits),
+	{}
+};
+
+static struct kunit_suite neuron_desc_suite = {
+	.name = "neuron_desc",
+	.test_cases = neuron_desc_cases,
+};
+
+static void copy_check_good(struct kunit *test)
+{
+	struct neuron_copy c = { .src_handle = 1, .dst_handle = 2, .size = 1 };
+
+	KUNIT_EXPECT_EQ(test, neuron_copy_check(&c), 0);
+	c.flags = NEURON_COPY_ASYNC;
+	c.src_offset = 5;
+	KUNIT_EXPECT_EQ(test, neuron_copy_check(&c), 0);
+	c = (struct neuron_copy){ .src_ptr = 0x1000, .dst_handle = 2, .dst_offset = 3,
+				  .size = 7 };
+	KUNIT_EXPECT_EQ(test, neuron_copy_check(&c), 0);
+	c = (struct neuron_copy){ .src_handle = 1, .dst_ptr = 0x1000, .size = 7 };
+	KUNIT_EXPECT_EQ(test, neuron_copy_check(&c), 0);
+}
+
+static void copy_check_bad(struct kunit *test)
+{
+	static const struct {
+		const char *what;
+		struct neuron_copy c;
+	} bad[] = {
+		{ "size 0", { .src_handle = 1, .dst_handle = 2 } },
+		{ "flags", { .src_handle = 1, .dst_handle = 2, .size = 1, .flags = 2 } },
+		{ "pad", { .src_handle = 1, .dst_handle = 2, .size = 1, .pad = 1 } },
+		{ "reserved[0]", { .src_handle = 1, .dst_handle = 2, .size = 1,
+				   .reserved = { 1, 0 } } },
+		{ "reserved[1]", { .src_handle = 1, .dst_handle = 2, .size = 1,
+				   .reserved = { 0, 1 } } },
+		{ "two pointers", { .src_ptr = 1, .dst_ptr = 2, .size = 1 } },
+		{ "no side", { .size = 1 } },
+		{ "handle and pointer", { .src_handle = 1, .src_ptr = 8, .dst_handle = 2,
+					  .size = 1 } },
+		{ "pointer with offset", { .src_ptr = 8, .src_offset = 1, .dst_handle = 2,
+					   .size = 1 } },
+		{ "async pointer", { .src_ptr = 8, .dst_handle = 2, .size = 1,
+				     .flags = NEURON_COPY_ASYNC } },
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		KUNIT_EXPECT_EQ_MSG(test, neuron_copy_check(&bad[i].c), -EINVAL,
+				    "%s", bad[i].what);
+}
+
+static struct kunit_case neuron_copy_cases[] = {
+	KUNIT_CASE(copy_check_good),
+	KUNIT_CASE(copy_check_bad),
+	{}
+};
+
+static struct kunit_suite neuron_copy_suite = {
+	.name = "neuron_copy",
+	.test_cases = neuron_copy_cases,
+};
+
+kunit_test_suites(&neuron_ring_suite, &neuron_desc_suite, &neuron_copy_suite);

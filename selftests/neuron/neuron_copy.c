@@ -1,0 +1,573 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * neuron selftests: copies through the DMA engines (NEURON_CAP_COPY):
+ * NEURON_IOCTL_COPY in every direction (user memory, host and device
+ * objects) with random data, unaligned offsets and sizes from 1 byte to
+ * 64 MiB; NEURON_IOCTL_MEMSET; asynchronous calls and NEURON_IOCTL_WAIT
+ * with absolute deadlines; one test per rejected field; handles of other
+ * files; a DMA fault injected in the simulator (-EIO, then the queue works
+ * again); threads on one file; release of a file with copies in flight.
+ * Runs on a v2 and a v3 device; skips without NEURON_CAP_COPY.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "neuron_test.h"
+
+#define MEM_MB		512
+#define BIG		(64ULL << 20)
+/* Objects and buffers of the fixture; roundtrip_64m makes its own. */
+#define SMALL		(2ULL << 20)
+
+FIXTURE(copy) {
+	struct neuron_node node;
+	struct neuron_device_info info;
+	__u32 host, dev, dev2;		/* handles of @size + 2 pages each */
+	__u64 host_off;			/* mmap offset of @host */
+	unsigned char *a, *b;		/* user buffers of @size + 64 bytes */
+	__u64 size;
+};
+
+FIXTURE_VARIANT(copy) {
+	const char *name;
+};
+
+FIXTURE_VARIANT_ADD(copy, v2) {
+	.name = "v2",
+};
+
+FIXTURE_VARIANT_ADD(copy, v3) {
+	.name = "v3",
+};
+
+static __u32 alloc_or_die(struct __test_metadata *_metadata, int fd, __u32 kind,
+			  __u64 size, __u64 *off)
+{
+	struct neuron_mem_alloc a;
+
+	ASSERT_EQ(0, neuron_mem_alloc(fd, kind, size, 0, &a));
+	if (off)
+		*off = a.mmap_offset;
+	return a.handle;
+}
+
+/*
+ * Helpers take the fixture data as struct _test_data_copy, which is what
+ * FIXTURE_DATA(copy) stands for (spelled out so that checkpatch sees a type).
+ *
+ * Objects of @size + 2 pages and user buffers of random bytes.
+ */
+static void make_buffers(struct __test_metadata *_metadata,
+			 struct _test_data_copy *self, __u64 size)
+{
+	__u64 x = 0x9e3779b97f4a7c15ULL ^ getpid(), *w;
+	size_t i;
+
+	self->size = size;
+	self->host = alloc_or_die(_metadata, self->node.fd, NEURON_MEM_HOST,
+				  size + 8192, &self->host_off);
+	self->dev = alloc_or_die(_metadata, self->node.fd, NEURON_MEM_DEVICE,
+				 size + 8192, NULL);
+	self->dev2 = alloc_or_die(_metadata, self->node.fd, NEURON_MEM_DEVICE,
+				  size + 8192, NULL);
+	free(self->a);
+	free(self->b);
+	self->a = malloc(size + 64);
+	self->b = calloc(1, size + 64);
+	ASSERT_NE(NULL, self->a);
+	ASSERT_NE(NULL, self->b);
+	/* xorshift64: random enough, and fast under emulation. */
+	for (i = 0, w = (__u64 *)self->a; i < (size + 64) / 8; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		w[i] = x;
+	}
+}
+
+FIXTURE_SETUP(copy)
+{
+	neuron_setup_node(_metadata, &self->node, variant->name, MEM_MB);
+	ASSERT_EQ(0, neuron_query_info(self->node.fd, &self->info, NULL));
+	if (!(self->info.caps & NEURON_CAP_COPY)) {
+		neuron_node_release(&self->node);
+		NEURON_SKIP_SETUP("%s has no NEURON_CAP_COPY", self->node.path);
+	}
+	self->a = NULL;
+	self->b = NULL;
+	make_buffers(_metadata, self, SMALL);
+}
+
+FIXTURE_TEARDOWN(copy)
+{
+	free(self->a);
+	free(self->b);
+	neuron_node_release(&self->node);
+}
+
+/* COPY: 0 or -errno. */
+static int copy(int fd, __u32 src, __u64 soff, __u32 dst, __u64 doff,
+		const void *sptr, void *dptr, __u64 size, __u32 flags,
+		__u64 *seqno)
+{
+	struct neuron_copy c = {
+		.src_handle = src, .dst_handle = dst,
+		.src_offset = soff, .dst_offset = doff,
+		.src_ptr = (uintptr_t)sptr, .dst_ptr = (uintptr_t)dptr,
+		.size = size, .flags = flags,
+	};
+	int ret = neuron_ioctl(fd, NEURON_IOCTL_COPY, &c);
+
+	if (seqno)
+		*seqno = c.seqno;
+	return ret;
+}
+
+static __s64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int wait_seq(int fd, __u64 seqno, __s64 deadline)
+{
+	struct neuron_wait w = { .seqno = seqno, .timeout_ns = deadline };
+
+	return neuron_ioctl(fd, NEURON_IOCTL_WAIT, &w);
+}
+
+static int sim_knob(struct neuron_node *n, const char *knob, const char *val)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), NEURON_SIM_BUS "/devices/neuron_sim%u/%s",
+		 n->sim_id, knob);
+	return neuron_sysfs_write(path, val);
+}
+
+/*
+ * user a -> host -> device -> device2 -> user b, at odd offsets, for
+ * @size bytes; then compare.
+ */
+static void roundtrip(struct __test_metadata *_metadata,
+		      struct _test_data_copy *self, __u64 size)
+{
+	int fd = self->node.fd;
+
+	memset(self->b, 0, size + 16 > self->size + 64 ? self->size + 64 : size + 16);
+	ASSERT_LE(size + 16, self->size + 64);
+	ASSERT_EQ(0, copy(fd, 0, 0, self->host, 7, self->a + 3, NULL, size, 0, NULL));
+	ASSERT_EQ(0, copy(fd, self->host, 7, self->dev, 4093, NULL, NULL, size, 0, NULL));
+	ASSERT_EQ(0, copy(fd, self->dev, 4093, self->dev2, 1, NULL, NULL, size, 0, NULL));
+	ASSERT_EQ(0, copy(fd, self->dev2, 1, 0, 0, NULL, self->b + 5, size, 0, NULL));
+	ASSERT_EQ(0, memcmp(self->a + 3, self->b + 5, size))
+		TH_LOG("size %llu", (unsigned long long)size);
+	/* Nothing written around the destination. */
+	ASSERT_EQ(0, self->b[4]);
+	ASSERT_EQ(0, self->b[5 + size]);
+}
+
+TEST_F(copy, roundtrip_small_sizes)
+{
+	static const __u64 sizes[] = { 1, 2, 15, 4095, 4096, 4097, 65535, 65536, 65537 };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++)
+		roundtrip(_metadata, self, sizes[i]);
+}
+
+TEST_F(copy, roundtrip_1m_odd)
+{
+	roundtrip(_metadata, self, (1 << 20) + 12345);
+}
+
+/* 64 MiB user -> device -> user: slow under KASAN, hence the timeout. */
+TEST_F_TIMEOUT(copy, roundtrip_64m, 240)
+{
+	unsigned char *a = malloc(BIG), *b = calloc(1, BIG);
+	struct neuron_mem_alloc d;
+	size_t i;
+
+	ASSERT_NE(NULL, a);
+	ASSERT_NE(NULL, b);
+	for (i = 0; i < BIG; i += 4096)
+		memcpy(a + i, self->a + (i / 4096) % 4096, 4096);
+	ASSERT_EQ(0, neuron_mem_alloc(self->node.fd, NEURON_MEM_DEVICE, BIG + 4096, 0, &d));
+	ASSERT_EQ(0, copy(self->node.fd, 0, 0, d.handle, 4095, a, NULL, BIG, 0, NULL));
+	ASSERT_EQ(0, copy(self->node.fd, d.handle, 4095, 0, 0, NULL, b, BIG, 0, NULL));
+	ASSERT_EQ(0, memcmp(a, b, BIG));
+	free(a);
+	free(b);
+}
+
+TEST_F(copy, host_to_host_and_mmap_coherent)
+{
+	__u64 off2;
+	__u32 h2 = alloc_or_die(_metadata, self->node.fd, NEURON_MEM_HOST, 1 << 20, &off2);
+	unsigned char *m;
+
+	ASSERT_EQ(0, copy(self->node.fd, 0, 0, self->host, 0, self->a, NULL, 1 << 20, 0, NULL));
+	ASSERT_EQ(0, copy(self->node.fd, self->host, 100, h2, 200, NULL, NULL, 5000, 0, NULL));
+	m = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE, MAP_SHARED, self->node.fd, off2);
+	ASSERT_NE(MAP_FAILED, m);
+	ASSERT_EQ(0, memcmp(m + 200, self->a + 100, 5000));
+	/* Writes through the mapping are what the device reads. */
+	memset(m, 0x77, 4096);
+	ASSERT_EQ(0, copy(self->node.fd, h2, 0, 0, 0, NULL, self->b, 4096, 0, NULL));
+	ASSERT_EQ(0x77, self->b[0]);
+	ASSERT_EQ(0x77, self->b[4095]);
+	munmap(m, 1 << 20);
+}
+
+TEST_F(copy, memset_range)
+{
+	struct neuron_memset ms = {
+		.handle = self->dev, .value = 0xa5, .offset = 4097, .size = 200000,
+	};
+
+	ASSERT_EQ(0, copy(self->node.fd, 0, 0, self->dev, 0, self->a, NULL, 300000, 0, NULL));
+	ASSERT_EQ(0, neuron_ioctl(self->node.fd, NEURON_IOCTL_MEMSET, &ms));
+	ASSERT_EQ(0, copy(self->node.fd, self->dev, 0, 0, 0, NULL, self->b, 300000, 0, NULL));
+	ASSERT_EQ(0, memcmp(self->b, self->a, 4097));
+	ASSERT_EQ(0xa5, self->b[4097]);
+	ASSERT_EQ(0xa5, self->b[4097 + 199999]);
+	ASSERT_EQ(0, memcmp(self->b + 4097 + 200000, self->a + 4097 + 200000,
+			    300000 - 4097 - 200000));
+}
+
+TEST_F(copy, memset_bad_fields)
+{
+	struct neuron_memset ms = { .handle = self->dev, .size = 1 };
+
+	ms.value = 256;
+	EXPECT_EQ(-EINVAL, neuron_ioctl(self->node.fd, NEURON_IOCTL_MEMSET, &ms));
+	ms.value = 0;
+	ms.pad = 1;
+	EXPECT_EQ(-EINVAL, neuron_ioctl(self->node.fd, NEURON_IOCTL_MEMSET, &ms));
+	ms.pad = 0;
+	ms.flags = 2;
+	EXPECT_EQ(-EINVAL, neuron_ioctl(self->node.fd, NEURON_IOCTL_MEMSET, &ms));
+	ms.flags = 0;
+	ms.reserved[1] = 1;
+	EXPECT_EQ(-EINVAL, neuron_ioctl(self->node.fd, NEURON_IOCTL_MEMSET, &ms));
+	ms.reserved[1] = 0;
+	ms.size = 0;
+	EXPECT_EQ(-EINVAL, neuron_ioctl(self->node.fd, NEURON_IOCTL_MEMSET, &ms));
+	ms.size = SMALL + 8193;
+	EXPECT_EQ(-EINVAL, neuron_ioctl(self->node.fd, NEURON_IOCTL_MEMSET, &ms));
+	ms.size = 1;
+	ms.handle = 999;
+	EXPECT_EQ(-ENOENT, neuron_ioctl(self->node.fd, NEURON_IOCTL_MEMSET, &ms));
+}
+
+/* One rejected field of COPY per case. */
+TEST_F(copy, copy_bad_fields)
+{
+	int fd = self->node.fd;
+	struct neuron_copy c;
+
+#define BAD(expect, field, value) do { \
+	memset(&c, 0, sizeof(c)); \
+	c.src_handle = self->host; \
+	c.dst_handle = self->dev; \
+	c.size = 1; \
+	c.field = value; \
+	EXPECT_EQ(expect, neuron_ioctl(fd, NEURON_IOCTL_COPY, &c)) \
+		TH_LOG("%s = %s", #field, #value); \
+} while (0)
+	BAD(-EINVAL, flags, 2);
+	BAD(-EINVAL, pad, 1);
+	BAD(-EINVAL, reserved[0], 1);
+	BAD(-EINVAL, reserved[1], 1);
+	BAD(-EINVAL, size, 0);
+	BAD(-EINVAL, size, SMALL + 8193);
+	BAD(-EINVAL, src_offset, SMALL + 8192);
+	BAD(-EINVAL, dst_offset, ~0ULL);
+	/* A pointer beside a handle, on either side. */
+	BAD(-EINVAL, src_ptr, (uintptr_t)self->a);
+	BAD(-EINVAL, dst_ptr, (uintptr_t)self->b);
+	BAD(-ENOENT, src_handle, 12345);
+	BAD(-ENOENT, dst_handle, 12345);
+#undef BAD
+	/* Two pointers; a pointer with an offset; a pointer asynchronously. */
+	EXPECT_EQ(-EINVAL, copy(fd, 0, 0, 0, 0, self->a, self->b, 1, 0, NULL));
+	EXPECT_EQ(-EINVAL, copy(fd, 0, 1, self->dev, 0, self->a, NULL, 1, 0, NULL));
+	EXPECT_EQ(-EINVAL, copy(fd, 0, 0, self->dev, 0, self->a, NULL, 1,
+				NEURON_COPY_ASYNC, NULL));
+}
+
+/* User pointers are pinned by the driver: bad ones fail, none reaches the device. */
+TEST_F(copy, user_pointers_checked)
+{
+	int fd = self->node.fd;
+	void *ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	ASSERT_NE(MAP_FAILED, ro);
+	EXPECT_EQ(-EFAULT, copy(fd, 0, 0, self->dev, 0, (void *)16, NULL, 100, 0, NULL));
+	/* A kernel address. */
+	EXPECT_EQ(-EFAULT, copy(fd, 0, 0, self->dev, 0,
+				(void *)0xffff888000000000ULL, NULL, 100, 0, NULL));
+	/* The device may not write a read-only page. */
+	EXPECT_EQ(-EFAULT, copy(fd, self->dev, 0, 0, 0, NULL, ro, 100, 0, NULL));
+	/* Reading from it is fine. */
+	EXPECT_EQ(0, copy(fd, 0, 0, self->dev, 0, ro, NULL, 100, 0, NULL));
+	munmap(ro, 4096);
+}
+
+TEST_F(copy, handle_of_other_file)
+{
+	int fd2 = open(self->node.path, O_RDWR);
+	__u32 h2;
+
+	ASSERT_LE(0, fd2);
+	h2 = alloc_or_die(_metadata, fd2, NEURON_MEM_DEVICE, 4096, NULL);
+	/* The other file's handle number means nothing here... */
+	if (h2 > self->dev2)
+		EXPECT_EQ(-ENOENT, copy(self->node.fd, self->host, 0, h2, 0, NULL, NULL,
+					1, 0, NULL));
+	/* ...and ours means nothing there. */
+	EXPECT_EQ(-ENOENT, copy(fd2, h2, 0, self->dev2, 0, NULL, NULL, 1, 0, NULL));
+	close(fd2);
+}
+
+TEST_F(copy, async_and_wait)
+{
+	__u64 seq[16];
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		ASSERT_EQ(0, copy(self->node.fd, 0, 0, self->host, i * 4096, self->a + i,
+				  NULL, 4096, 0, NULL));
+		ASSERT_EQ(0, copy(self->node.fd, self->host, i * 4096, self->dev,
+				  i * 4096, NULL, NULL, 4096, NEURON_COPY_ASYNC, &seq[i]));
+		ASSERT_NE(0ULL, seq[i]);
+		if (i)
+			ASSERT_NE(seq[i - 1], seq[i]);
+	}
+	for (i = 15; i >= 0; i--)
+		ASSERT_EQ(0, wait_seq(self->node.fd, seq[i], now_ns() + 10000000000LL));
+	/* Spent numbers, zero and numbers never issued are not pending. */
+	EXPECT_EQ(-ENOENT, wait_seq(self->node.fd, seq[0], 0));
+	EXPECT_EQ(-ENOENT, wait_seq(self->node.fd, 0, 0));
+	EXPECT_EQ(-ENOENT, wait_seq(self->node.fd, seq[15] + 1000, 0));
+	ASSERT_EQ(0, copy(self->node.fd, self->dev, 0, 0, 0, NULL, self->b, 16 * 4096,
+			  0, NULL));
+	for (i = 0; i < 16; i++)
+		ASSERT_EQ(0, memcmp(self->b + i * 4096, self->a + i, 4096));
+}
+
+TEST_F(copy, wait_bad_fields)
+{
+	struct neuron_wait w = { .seqno = 1, .flags = 1 };
+
+	EXPECT_EQ(-EINVAL, neuron_ioctl(self->node.fd, NEURON_IOCTL_WAIT, &w));
+	w.flags = 0;
+	w.pad = 1;
+	EXPECT_EQ(-EINVAL, neuron_ioctl(self->node.fd, NEURON_IOCTL_WAIT, &w));
+}
+
+TEST_F(copy, wait_deadline)
+{
+	__u64 seq;
+	__s64 t0, dt;
+
+	if (!self->node.created)
+		SKIP(return, "needs the simulator's latency knob");
+	ASSERT_EQ(0, sim_knob(&self->node, "dma_latency_us", "300000"));
+	ASSERT_EQ(0, copy(self->node.fd, self->host, 0, self->dev, 0, NULL, NULL,
+			  4096, NEURON_COPY_ASYNC, &seq));
+	/* A deadline in the past only polls. */
+	EXPECT_EQ(-ETIME, wait_seq(self->node.fd, seq, 0));
+	t0 = now_ns();
+	EXPECT_EQ(-ETIME, wait_seq(self->node.fd, seq, t0 + 50000000));
+	dt = now_ns() - t0;
+	EXPECT_GE(dt, 50000000);
+	EXPECT_LT(dt, 250000000);
+	EXPECT_EQ(0, wait_seq(self->node.fd, seq, now_ns() + 5000000000LL));
+	ASSERT_EQ(0, sim_knob(&self->node, "dma_latency_us", "0"));
+}
+
+TEST_F(copy, dma_fault_then_recovery)
+{
+	if (!self->node.created)
+		SKIP(return, "needs the simulator's fault knob");
+	ASSERT_EQ(0, sim_knob(&self->node, "dma_fail_next", "1"));
+	EXPECT_EQ(-EIO, copy(self->node.fd, self->host, 0, self->dev, 0, NULL, NULL,
+			     65536, 0, NULL));
+	/* The queue was reset: copies work again and move the right bytes. */
+	roundtrip(_metadata, self, 100000);
+}
+
+TEST_F(copy, async_fault_reported_by_wait)
+{
+	__u64 seq;
+
+	if (!self->node.created)
+		SKIP(return, "needs the simulator's fault knob");
+	ASSERT_EQ(0, sim_knob(&self->node, "dma_fail_next", "1"));
+	ASSERT_EQ(0, copy(self->node.fd, self->host, 0, self->dev, 0, NULL, NULL,
+			  4096, NEURON_COPY_ASYNC, &seq));
+	EXPECT_EQ(-EIO, wait_seq(self->node.fd, seq, now_ns() + 5000000000LL));
+	EXPECT_EQ(-ENOENT, wait_seq(self->node.fd, seq, 0));
+}
+
+/* Set up notification queue (nc 0, @type) and map it: the header. */
+static const struct neuron_notify_header *
+notify_queue(int fd, __u32 type)
+{
+	struct neuron_notify_setup ns = { .nc = 0, .type = type, .entries = 64,
+					  .eventfd = -1 };
+	void *m;
+
+	if (neuron_ioctl(fd, NEURON_IOCTL_NOTIFY_SETUP, &ns))
+		return NULL;
+	m = mmap(NULL, ns.mmap_size, PROT_READ, MAP_SHARED, fd, ns.mmap_offset);
+	return m == MAP_FAILED ? NULL : m;
+}
+
+static const struct neuron_notify_entry *
+notify_entry(const struct neuron_notify_header *h, __u32 idx)
+{
+	return (const void *)h + NEURON_NOTIFY_ENTRY_OFFSET +
+	       (idx % h->entries) * sizeof(struct neuron_notify_entry);
+}
+
+/* The simulated engine reports completions and faults on the NC's queues. */
+TEST_F(copy, engine_posts_notifications)
+{
+	const struct neuron_notify_header *done, *err;
+	const struct neuron_notify_entry *e;
+
+	if (!(self->info.caps & NEURON_CAP_NOTIFY) || !self->node.created)
+		SKIP(return, "needs the simulator's notification queues");
+	done = notify_queue(self->node.fd, NEURON_NOTIFY_COMPLETION);
+	err = notify_queue(self->node.fd, NEURON_NOTIFY_ERROR);
+	ASSERT_NE(NULL, done);
+	ASSERT_NE(NULL, err);
+
+	/* 200000 bytes to device memory of NC 0: 4 packets, one interrupt. */
+	ASSERT_EQ(0, copy(self->node.fd, self->host, 0, self->dev, 0, NULL, NULL,
+			  200000, 0, NULL));
+	ASSERT_EQ(1U, done->head);
+	e = notify_entry(done, 0);
+	EXPECT_EQ(0U, e->seq);
+	EXPECT_EQ(NEURON_NOTIFY_COMPLETION, e->type);
+	EXPECT_EQ(0U, e->nc);
+	EXPECT_EQ(0U, e->code);		/* engine 0: NC 0's first */
+	EXPECT_EQ(4U, e->data);		/* packets completed so far */
+	EXPECT_EQ(0U, err->head);
+
+	ASSERT_EQ(0, sim_knob(&self->node, "dma_fail_next", "1"));
+	ASSERT_EQ(-EIO, copy(self->node.fd, self->host, 0, self->dev, 0, NULL, NULL,
+			     4096, 0, NULL));
+	ASSERT_EQ(1U, err->head);
+	e = notify_entry(err, 0);
+	EXPECT_EQ(NEURON_NOTIFY_ERROR, e->type);
+	EXPECT_EQ(3U, e->code);		/* injected */
+	EXPECT_EQ(4U, e->data);		/* index of the failed packet */
+	EXPECT_EQ(1U, done->head);
+}
+
+struct worker {
+	int fd;
+	__u32 dev;
+	unsigned int idx;
+	int err;
+};
+
+static void *worker_fn(void *p)
+{
+	struct worker *w = p;
+	unsigned char in[8192], out[8192];
+	int i, j;
+
+	for (i = 0; i < 50 && !w->err; i++) {
+		for (j = 0; j < 8192; j++)
+			in[j] = w->idx * 31 + i + j;
+		w->err = copy(w->fd, 0, 0, w->dev, w->idx * 8192, in, NULL, 8192, 0, NULL);
+		if (!w->err)
+			w->err = copy(w->fd, w->dev, w->idx * 8192, 0, 0, NULL, out, 8192,
+				      0, NULL);
+		if (!w->err && memcmp(in, out, 8192))
+			w->err = -EBADMSG;
+	}
+	return NULL;
+}
+
+TEST_F(copy, threads_on_one_file)
+{
+	struct worker w[4];
+	pthread_t t[4];
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		w[i] = (struct worker){ .fd = self->node.fd, .dev = self->dev, .idx = i };
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, worker_fn, &w[i]));
+	}
+	for (i = 0; i < 4; i++) {
+		pthread_join(t[i], NULL);
+		EXPECT_EQ(0, w[i].err) TH_LOG("thread %d: %s", i, strerror(-w[i].err));
+	}
+}
+
+TEST_F(copy, processes_on_own_files)
+{
+	pid_t pid[3];
+	int i, status;
+
+	for (i = 0; i < 3; i++) {
+		pid[i] = fork();
+		ASSERT_LE(0, pid[i]);
+		if (!pid[i]) {
+			struct worker w = { .fd = open(self->node.path, O_RDWR), .idx = i };
+			struct neuron_mem_alloc a;
+
+			if (w.fd < 0 || neuron_mem_alloc(w.fd, NEURON_MEM_DEVICE, 65536, 0, &a))
+				_exit(2);
+			w.dev = a.handle;
+			worker_fn(&w);
+			_exit(w.err ? 1 : 0);
+		}
+	}
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(pid[i], waitpid(pid[i], &status, 0));
+		EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	}
+}
+
+/* Closing a file with copies in flight loses nothing and frees everything. */
+TEST_F(copy, release_with_copies_in_flight)
+{
+	struct neuron_mem_usage_buf u;
+	int fd2, i;
+	__u64 seq;
+	__u32 h;
+
+	if (!self->node.created)
+		SKIP(return, "needs the simulator's latency knob");
+	ASSERT_EQ(0, sim_knob(&self->node, "dma_latency_us", "20000"));
+	fd2 = open(self->node.path, O_RDWR);
+	ASSERT_LE(0, fd2);
+	h = alloc_or_die(_metadata, fd2, NEURON_MEM_DEVICE, 1 << 20, NULL);
+	for (i = 0; i < 8; i++)
+		ASSERT_EQ(0, copy(fd2, h, 0, h, 4096, NULL, NULL, 65536,
+				  NEURON_COPY_ASYNC, &seq));
+	close(fd2);
+	ASSERT_EQ(0, sim_knob(&self->node, "dma_latency_us", "0"));
+	/* The memory of the closed file goes once its copies are done. */
+	for (i = 0; i < 200; i++) {
+		ASSERT_EQ(0, neuron_query_mem_usage(self->node.fd, &u, NULL));
+		if (u.u.device_bytes == 2 * (SMALL + 8192))
+			break;
+		neuron_sleep_ms(10);
+	}
+	EXPECT_EQ(2 * (SMALL + 8192), u.u.device_bytes);
+}
+
+TEST_HARNESS_MAIN

@@ -5,7 +5,9 @@
 # kernel headers tree KDIR, out of tree in OUTDIR (e.g. build/<release>/).
 # OUTDIR is recreated from the sources (Kbuild, VERSION, driver/, uapi/) each
 # time, so every file is compiled and every warning shows. Extra arguments go
-# to make (W=1, C=2, ...). NEURON_SRC: another source tree (default: this one).
+# to make (W=1, C=2, ...; NEURON_GCOV=1 profiles the module with gcov, for a
+# kernel with CONFIG_GCOV_KERNEL: see Kbuild). NEURON_SRC: another source
+# tree (default: this one).
 
 . "$(dirname "$0")/lib.sh"
 

@@ -3,6 +3,7 @@
 # make [modules]  build neuron.ko for the running kernel, or for KDIR=<headers>
 # make check      the whole test loop in QEMU (scripts/check.sh)
 # make coverage   line coverage of driver/ by the debug-kernel tests
+# make bench      data-path ratios in the VM (docs/performance.md)
 # make demo       boot a VM with two simulated devices and query them
 # make clean
 # The module itself is described by the Kbuild file.
@@ -25,4 +26,7 @@ demo:
 coverage:
 	@scripts/coverage.sh
 
-.PHONY: all modules clean check demo coverage
+bench:
+	@scripts/bench.sh
+
+.PHONY: all modules clean check demo coverage bench

@@ -9,9 +9,11 @@
  *   MEM_ALLOC + MEM_FREE with 100k live handles        vs with 1k
  *
  * Each figure is the best of several runs. Usage: neuron-bench [/dev/neuronN]
- * (default /dev/neuron0; the device needs NEURON_CAP_MEM and _COPY and
- * enough memory: a simulated device of 1024 MiB or more).
+ * The device needs NEURON_CAP_MEM and _COPY and about 600 MiB of memory.
+ * Without an argument, neuron-bench creates a simulated v2 device of
+ * 2048 MiB for the run (root, neuron.ko loaded) and deletes it afterwards.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -30,6 +32,8 @@
 #define RUNS		5
 #define CALLS		100000
 #define ALLOC_PAIRS	5000
+#define SIM_BUS		"/sys/bus/neuron_sim"
+#define SIM_ID		"9000"
 
 static int fd;
 
@@ -160,6 +164,35 @@ static double alloc_cost(unsigned int live)
 	return best;
 }
 
+static void sysfs_write(const char *file, const char *text)
+{
+	int f = open(file, O_WRONLY);
+
+	if (f < 0 || write(f, text, strlen(text)) < 0)
+		die(file);
+	close(f);
+}
+
+/* Create the simulated device SIM_ID and find its node. */
+static void sim_create(char *path, size_t len)
+{
+	const char *dir = SIM_BUS "/devices/neuron_sim" SIM_ID "/neuron";
+	struct dirent *e;
+	DIR *d;
+	int i;
+
+	sysfs_write(SIM_BUS "/new_device", SIM_ID " v2 2048");
+	d = opendir(dir);
+	if (!d)
+		die(dir);
+	while ((e = readdir(d)))
+		if (!strncmp(e->d_name, "neuron", 6))
+			snprintf(path, len, "/dev/%s", e->d_name);
+	closedir(d);
+	for (i = 0; i < 500 && access(path, F_OK); i++)
+		usleep(10000);
+}
+
 static void line(const char *what, double ratio, const char *target)
 {
 	printf("bench: %-34s %6.2f   (target %s)\n", what, ratio, target);
@@ -167,14 +200,19 @@ static void line(const char *what, double ratio, const char *target)
 
 int main(int argc, char **argv)
 {
-	const char *path = argc > 1 ? argv[1] : "/dev/neuron0";
+	char path[300] = "";
 	struct neuron_mem_alloc dev;
 	unsigned char *a, *b, *m;
 	double tm, h2d, d2h, mh2d, md2h, q, g, a1, a100;
 
+	if (argc > 1)
+		snprintf(path, sizeof(path), "%s", argv[1]);
+	else
+		sim_create(path, sizeof(path));
 	fd = open(path, O_RDWR);
 	if (fd < 0)
 		die(path);
+	printf("bench: %s\n", path);
 	a = malloc(SIZE);
 	b = malloc(SIZE);
 	if (!a || !b)
@@ -208,5 +246,7 @@ int main(int argc, char **argv)
 	line("alloc+free 100k / 1k live handles", a100 / a1, "<= 1.5");
 	munmap(m, SIZE);
 	close(fd);
+	if (argc == 1)
+		sysfs_write(SIM_BUS "/del_device", SIM_ID);
 	return 0;
 }

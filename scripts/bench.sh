@@ -1,0 +1,29 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench.sh (`make bench`): boot Debian 6.1 in QEMU (2 GiB) with neuron.ko and
+# run tools/neuron-bench.c on a simulated device it creates: ratios of the
+# copy ioctl and of mmap against memcpy, of the query against getppid(),
+# and of the allocator with 100k against 1k live handles, each measured in
+# the same run (docs/performance.md). Exits non-zero if the run was not
+# clean (see verdict.sh).
+
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/loop.sh"
+
+loop_prereqs
+RUN=$(new_run_dir bench)
+progs="$BUILD/bench-progs"
+kernel_env 6.1 "$RUN/fetch.log" || { tail "$RUN/fetch.log"; die "cannot fetch the kernel"; }
+log "building neuron.ko for $KREL"
+module_build "$KDIR" "$BUILD/$KREL" "$RUN/build.log" ||
+	[ -f "$BUILD/$KREL/neuron.ko" ] || die "build failed: $RUN/build.log"
+mkdir -p "$progs"
+gcc -static -O2 -Wall -Wextra -Werror -I "$SRC/uapi" -o "$progs/neuron-bench" \
+	"$SRC/tools/neuron-bench.c"
+log "booting $KREL (2 GiB) with neuron.ko; neuron-bench"
+rc=0
+NEURON_VM_MEM=2G NEURON_VM_TIMEOUT=900 \
+	vm_test "$VMLINUX" "$RUN" -k "$BUILD/$KREL/neuron.ko" "$progs/neuron-bench" || rc=1
+program_output "$RUN/serial.log" neuron-bench
+[ $rc -eq 0 ] || { cat "$RUN/verdict.txt" >&2; die "the bench run was not clean: $RUN/serial.log"; }

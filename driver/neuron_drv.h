@@ -234,6 +234,9 @@ int neuron_sim_parse(char *spec, char sep, const struct ndhal **hal,
 int neuron_mem_check(const struct neuron_mem_alloc *a,
 		     const struct ndhal_arch *arch);
 int neuron_copy_check(const struct neuron_copy *c);
+int neuron_dram_place(struct neuron_device *nd, struct neuron_mem *mem,
+		      u32 channel, unsigned long align);
+void neuron_dram_unplace(struct neuron_device *nd, struct neuron_mem *mem);
 #endif
 
 /* neuron_query.c */

@@ -64,6 +64,7 @@ void neuron_device_mem_init(struct neuron_device *nd)
 	mt_init_flags(&nd->dram, MT_FLAGS_ALLOC_RANGE | MT_FLAGS_LOCK_EXTERN);
 	mt_set_external_lock(&nd->dram, &nd->dram_lock);
 }
+EXPORT_SYMBOL_IF_KUNIT(neuron_device_mem_init);
 
 /* Called from the device's release: every memory object is gone. */
 void neuron_device_mem_fini(struct neuron_device *nd)
@@ -73,14 +74,16 @@ void neuron_device_mem_fini(struct neuron_device *nd)
 	mutex_unlock(&nd->dram_lock);
 	mutex_destroy(&nd->dram_lock);
 }
+EXPORT_SYMBOL_IF_KUNIT(neuron_device_mem_fini);
 
 /*
  * Find room for @mem in @channel at a multiple of @align pages: the lowest
  * free range of the right size from each aligned candidate on; a free
  * range that starts unaligned moves the candidate up to the next multiple.
  */
-static int neuron_dram_place(struct neuron_device *nd, struct neuron_mem *mem,
-			     u32 channel, unsigned long align)
+VISIBLE_IF_KUNIT int neuron_dram_place(struct neuron_device *nd,
+				       struct neuron_mem *mem, u32 channel,
+				       unsigned long align)
 {
 	MA_STATE(mas, &nd->dram, 0, 0);
 	unsigned long ch_pages = div_u64(nd->dram_size, nd->hal->arch->dram_channels)
@@ -109,8 +112,10 @@ static int neuron_dram_place(struct neuron_device *nd, struct neuron_mem *mem,
 	mutex_unlock(&nd->dram_lock);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(neuron_dram_place);
 
-static void neuron_dram_unplace(struct neuron_device *nd, struct neuron_mem *mem)
+VISIBLE_IF_KUNIT void neuron_dram_unplace(struct neuron_device *nd,
+					  struct neuron_mem *mem)
 {
 	MA_STATE(mas, &nd->dram, mem->dev_addr >> PAGE_SHIFT, mem->dev_addr >> PAGE_SHIFT);
 
@@ -118,6 +123,7 @@ static void neuron_dram_unplace(struct neuron_device *nd, struct neuron_mem *mem
 	mas_erase(&mas);
 	mutex_unlock(&nd->dram_lock);
 }
+EXPORT_SYMBOL_IF_KUNIT(neuron_dram_unplace);
 
 /*
  * Place device memory: in @channel, or with NEURON_MEM_CHANNEL_ANY in the

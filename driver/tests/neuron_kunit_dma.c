@@ -5,8 +5,10 @@
  *   neuron_ring - free-running index math, wrap count, device index checks
  *   neuron_desc - descriptor encoding and decoding
  *   neuron_copy - validation of COPY requests
+ *   neuron_dram - placement of device memory in DRAM channels
  */
 #include <kunit/test.h>
+#include <linux/sizes.h>
 
 #include <neuron.h>
 
@@ -167,4 +169,103 @@ static struct kunit_suite neuron_copy_suite = {
 	.test_cases = neuron_copy_cases,
 };
 
-kunit_test_suites(&neuron_ring_suite, &neuron_desc_suite, &neuron_copy_suite);
+/* A v3 device (4 channels) of 64 MiB: 4096 pages per channel. */
+#define DRAM_CH_PAGES	(SZ_16M >> PAGE_SHIFT)
+
+static struct neuron_device *dram_device(struct kunit *test)
+{
+	struct neuron_device *nd = kunit_kzalloc(test, sizeof(*nd), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, nd);
+	nd->hal = &ndhal_sim_v3;
+	nd->dram_size = SZ_64M;
+	neuron_device_mem_init(nd);
+	return nd;
+}
+
+static struct neuron_mem *dram_mem(struct kunit *test, unsigned long npages)
+{
+	struct neuron_mem *mem = kunit_kzalloc(test, sizeof(*mem), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, mem);
+	mem->npages = npages;
+	return mem;
+}
+
+static u64 dram_place(struct kunit *test, struct neuron_device *nd,
+		      struct neuron_mem *mem, u32 channel, unsigned long align)
+{
+	KUNIT_ASSERT_EQ(test, neuron_dram_place(nd, mem, channel, align), 0);
+	return mem->dev_addr;
+}
+
+static void dram_channels_and_alignment(struct kunit *test)
+{
+	struct neuron_device *nd = dram_device(test);
+	struct neuron_mem *a = dram_mem(test, 1), *b = dram_mem(test, 3);
+	struct neuron_mem *c = dram_mem(test, 1);
+
+	KUNIT_EXPECT_EQ(test, dram_place(test, nd, a, 1, 1), (u64)SZ_16M);
+	KUNIT_EXPECT_EQ(test, a->channel, 1);
+	/* Next free page, then the next 256-page (1 MiB) boundary. */
+	KUNIT_EXPECT_EQ(test, dram_place(test, nd, b, 1, 1), (u64)SZ_16M + PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, dram_place(test, nd, c, 1, 256), (u64)SZ_16M + SZ_1M);
+	neuron_dram_unplace(nd, a);
+	neuron_dram_unplace(nd, b);
+	neuron_dram_unplace(nd, c);
+	neuron_device_mem_fini(nd);
+}
+
+static void dram_full_and_exact_fit(struct kunit *test)
+{
+	struct neuron_device *nd = dram_device(test);
+	struct neuron_mem *whole = dram_mem(test, DRAM_CH_PAGES);
+	struct neuron_mem *one = dram_mem(test, 1);
+	struct neuron_mem *big = dram_mem(test, DRAM_CH_PAGES + 1);
+
+	/* A whole channel aligned to its own size fits exactly. */
+	KUNIT_EXPECT_EQ(test, dram_place(test, nd, whole, 2, DRAM_CH_PAGES),
+			(u64)SZ_32M);
+	KUNIT_EXPECT_EQ(test, neuron_dram_place(nd, one, 2, 1), -ENOMEM);
+	/* Larger than a channel, or aligned past the channel's end: no room. */
+	KUNIT_EXPECT_EQ(test, neuron_dram_place(nd, big, 0, 1), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, neuron_dram_place(nd, one, 3, 2 * DRAM_CH_PAGES), -ENOMEM);
+	/* Never outside the channel asked for. */
+	KUNIT_EXPECT_EQ(test, dram_place(test, nd, one, 3, DRAM_CH_PAGES), (u64)SZ_32M + SZ_16M);
+	neuron_dram_unplace(nd, whole);
+	neuron_dram_unplace(nd, one);
+	neuron_device_mem_fini(nd);
+}
+
+static void dram_reuses_holes(struct kunit *test)
+{
+	struct neuron_device *nd = dram_device(test);
+	struct neuron_mem *m[3], *again = dram_mem(test, 1);
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		m[i] = dram_mem(test, 1);
+		KUNIT_EXPECT_EQ(test, dram_place(test, nd, m[i], 0, 1), (u64)i * PAGE_SIZE);
+	}
+	neuron_dram_unplace(nd, m[1]);
+	KUNIT_EXPECT_EQ(test, dram_place(test, nd, again, 0, 1), (u64)PAGE_SIZE);
+	neuron_dram_unplace(nd, m[0]);
+	neuron_dram_unplace(nd, again);
+	neuron_dram_unplace(nd, m[2]);
+	neuron_device_mem_fini(nd);
+}
+
+static struct kunit_case neuron_dram_cases[] = {
+	KUNIT_CASE(dram_channels_and_alignment),
+	KUNIT_CASE(dram_full_and_exact_fit),
+	KUNIT_CASE(dram_reuses_holes),
+	{}
+};
+
+static struct kunit_suite neuron_dram_suite = {
+	.name = "neuron_dram",
+	.test_cases = neuron_dram_cases,
+};
+
+kunit_test_suites(&neuron_ring_suite, &neuron_desc_suite, &neuron_copy_suite,
+		  &neuron_dram_suite);

@@ -152,8 +152,8 @@ static int sim_knob(struct neuron_node *n, const char *knob, const char *val)
 }
 
 /*
- * user a -> host -> device -> device2 -> user b, at odd offsets, for
- * @size bytes; then compare.
+ * user a -> host -> device -> device2 -> host -> user b, at odd offsets,
+ * for @size bytes (every direction); then compare.
  */
 static void roundtrip(struct __test_metadata *_metadata,
 		      struct _test_data_copy *self, __u64 size)
@@ -165,7 +165,8 @@ static void roundtrip(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, copy(fd, 0, 0, self->host, 7, self->a + 3, NULL, size, 0, NULL));
 	ASSERT_EQ(0, copy(fd, self->host, 7, self->dev, 4093, NULL, NULL, size, 0, NULL));
 	ASSERT_EQ(0, copy(fd, self->dev, 4093, self->dev2, 1, NULL, NULL, size, 0, NULL));
-	ASSERT_EQ(0, copy(fd, self->dev2, 1, 0, 0, NULL, self->b + 5, size, 0, NULL));
+	ASSERT_EQ(0, copy(fd, self->dev2, 1, self->host, 4099, NULL, NULL, size, 0, NULL));
+	ASSERT_EQ(0, copy(fd, self->host, 4099, 0, 0, NULL, self->b + 5, size, 0, NULL));
 	ASSERT_EQ(0, memcmp(self->a + 3, self->b + 5, size))
 		TH_LOG("size %llu", (unsigned long long)size);
 	/* Nothing written around the destination. */

@@ -32,23 +32,41 @@ struct neuron_dma_req *neuron_dma_req_alloc(struct neuron_device *nd)
 	return req;
 }
 
-static void neuron_dma_req_release(struct kref *ref)
+/*
+ * Drop what the transfer used: the device mapping, pinned or allocated
+ * pages, the memory objects. Done when the request retires (so an
+ * asynchronous call not yet collected by WAIT pins nothing), or at the
+ * last put for a request that never reached the engine.
+ */
+static void neuron_dma_req_drop(struct neuron_dma_req *req)
 {
-	struct neuron_dma_req *req = container_of(ref, struct neuron_dma_req, ref);
 	struct neuron_device *nd = req->nd;
 	int i;
 
 	if (req->iova)
 		nd->hal->ops->dma_unmap(nd, req->iova);
-	if (req->pinned)
+	req->iova = 0;
+	if (req->pinned) {
 		unpin_user_pages_dirty_lock(req->pages, req->npages, req->dirty);
-	else if (req->pages)
-		neuron_pages_free(req->pages, req->npages);
-	if (req->pinned)
 		kvfree(req->pages);
-	for (i = 0; i < ARRAY_SIZE(req->mem); i++)
+	} else if (req->pages) {
+		neuron_pages_free(req->pages, req->npages);
+	}
+	req->pages = NULL;
+	req->pinned = false;
+	for (i = 0; i < ARRAY_SIZE(req->mem); i++) {
 		if (req->mem[i])
 			neuron_mem_put(req->mem[i]);
+		req->mem[i] = NULL;
+	}
+}
+
+static void neuron_dma_req_release(struct kref *ref)
+{
+	struct neuron_dma_req *req = container_of(ref, struct neuron_dma_req, ref);
+	struct neuron_device *nd = req->nd;
+
+	neuron_dma_req_drop(req);
 	put_device(&nd->dev);
 	kfree(req);
 }
@@ -63,6 +81,8 @@ static void neuron_dma_req_finish(struct neuron_dma_queue *q,
 				  struct neuron_dma_req *req, int status)
 {
 	req->status = status;
+	/* User pages are unpinned (and dirtied) before anyone sees @done. */
+	neuron_dma_req_drop(req);
 	/* Publish @status before @done (see neuron_dma_req_done()). */
 	smp_store_release(&req->done, true);
 	wake_up_all(&q->wait);

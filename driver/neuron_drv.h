@@ -12,6 +12,7 @@
 #include <linux/device.h>
 #include <linux/kref.h>
 #include <linux/maple_tree.h>
+#include <linux/mm_types.h>
 #include <linux/mutex.h>
 #include <linux/srcu.h>
 #include <linux/types.h>
@@ -276,6 +277,11 @@ int neuron_device_inode_init(struct neuron_device *nd);
 void neuron_device_inode_fini(struct neuron_device *nd);
 void neuron_device_zap_mappings(struct neuron_device *nd);
 int neuron_mmap(struct file *file, struct vm_area_struct *vma);
+vm_fault_t neuron_vm_fault_page(struct vm_fault *vmf, struct neuron_device *nd,
+				struct page **pages, unsigned long npages,
+				unsigned long i);
+void neuron_vma_setup(struct vm_area_struct *vma, vm_flags_t clear,
+		      const struct vm_operations_struct *ops, void *priv);
 
 /* neuron_pci.c */
 int neuron_pci_init(void);

@@ -85,21 +85,54 @@ static void neuron_vm_close(struct vm_area_struct *vma)
 	neuron_mem_put(vma->vm_private_data);
 }
 
-static vm_fault_t neuron_vm_fault(struct vm_fault *vmf)
+/**
+ * neuron_vm_fault_page() - answer a fault with page @i of @pages
+ * @vmf: the fault.
+ * @nd: the device the pages belong to.
+ * @pages: the mapped pages (kept alive by the mapping's reference).
+ * @npages: entries in @pages.
+ * @i: the page asked for.
+ *
+ * Return: 0 with the page in @vmf, or VM_FAULT_SIGBUS once the device is
+ * unplugged or past the end: never freed memory.
+ */
+vm_fault_t neuron_vm_fault_page(struct vm_fault *vmf, struct neuron_device *nd,
+				struct page **pages, unsigned long npages,
+				unsigned long i)
 {
-	struct neuron_mem *mem = vmf->vma->vm_private_data;
-	unsigned long i = vmf->pgoff & NEURON_MMAP_PGMASK;
 	vm_fault_t ret = VM_FAULT_SIGBUS;
 	int idx;
 
 	idx = neuron_dev_enter();
-	if (!neuron_dev_unplugged(mem->nd) && i < mem->npages) {
-		get_page(mem->pages[i]);
-		vmf->page = mem->pages[i];
+	if (!neuron_dev_unplugged(nd) && i < npages) {
+		get_page(pages[i]);
+		vmf->page = pages[i];
 		ret = 0;
 	}
 	neuron_dev_exit(idx);
 	return ret;
+}
+
+/*
+ * Finish a mapping the caller checked: @priv (whose reference now belongs
+ * to the mapping) and @ops; never executable, never widened by mremap, not
+ * in core dumps; @clear drops more VM_MAY* rights.
+ */
+void neuron_vma_setup(struct vm_area_struct *vma, vm_flags_t clear,
+		      const struct vm_operations_struct *ops, void *priv)
+{
+	vm_flags_clear(vma, VM_MAYEXEC | clear);
+	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	vma->vm_private_data = priv;
+	vma->vm_ops = ops;
+}
+
+static vm_fault_t neuron_vm_fault(struct vm_fault *vmf)
+{
+	struct neuron_mem *mem = vmf->vma->vm_private_data;
+
+	return neuron_vm_fault_page(vmf, mem->nd, mem->pages, mem->npages,
+				    vmf->pgoff & NEURON_MMAP_PGMASK);
 }
 
 static const struct vm_operations_struct neuron_vm_ops = {
@@ -129,7 +162,7 @@ int neuron_mmap(struct file *file, struct vm_area_struct *vma)
 	idx = neuron_dev_enter();
 	if (neuron_dev_unplugged(nf->nd))
 		ret = -ENODEV;
-	else if (handle && handle <= NEURON_MAX_HANDLE)
+	else if (handle <= NEURON_MAX_HANDLE)
 		mem = neuron_mem_lookup(nf, handle);
 	neuron_dev_exit(idx);
 	if (ret)
@@ -142,9 +175,6 @@ int neuron_mmap(struct file *file, struct vm_area_struct *vma)
 	}
 
 	/* The reference taken by the lookup now belongs to the mapping. */
-	vm_flags_clear(vma, VM_MAYEXEC);
-	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
-	vma->vm_private_data = mem;
-	vma->vm_ops = &neuron_vm_ops;
+	neuron_vma_setup(vma, 0, &neuron_vm_ops, mem);
 	return 0;
 }

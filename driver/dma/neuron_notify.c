@@ -605,18 +605,9 @@ static void neuron_notify_vm_close(struct vm_area_struct *vma)
 static vm_fault_t neuron_notify_vm_fault(struct vm_fault *vmf)
 {
 	struct neuron_notify_ring *ring = vmf->vma->vm_private_data;
-	unsigned long i = vmf->pgoff & NEURON_NOTIFY_SLOT_PGMASK;
-	vm_fault_t ret = VM_FAULT_SIGBUS;
-	int idx;
 
-	idx = neuron_dev_enter();
-	if (!neuron_dev_unplugged(ring->nd) && i < ring->npages) {
-		get_page(ring->pages[i]);
-		vmf->page = ring->pages[i];
-		ret = 0;
-	}
-	neuron_dev_exit(idx);
-	return ret;
+	return neuron_vm_fault_page(vmf, ring->nd, ring->pages, ring->npages,
+				    vmf->pgoff & NEURON_NOTIFY_SLOT_PGMASK);
 }
 
 static const struct vm_operations_struct neuron_notify_vm_ops = {
@@ -672,11 +663,8 @@ int neuron_notify_mmap(struct file *file, struct vm_area_struct *vma)
 		return -EINVAL;
 	}
 
-	/* The reference taken above now belongs to the mapping. */
-	vm_flags_clear(vma, VM_MAYWRITE | VM_MAYEXEC);
-	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
-	vma->vm_private_data = ring;
-	vma->vm_ops = &neuron_notify_vm_ops;
+	/* The reference taken above now belongs to the mapping: read-only. */
+	neuron_vma_setup(vma, VM_MAYWRITE, &neuron_notify_vm_ops, ring);
 	return 0;
 }
 

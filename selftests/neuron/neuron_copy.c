@@ -321,19 +321,28 @@ TEST_F(copy, user_pointers_checked)
 	munmap(ro, 4096);
 }
 
+/*
+ * Handles are per file: the same number names each file's own object, and
+ * a number only another file holds is unknown here.
+ */
 TEST_F(copy, handle_of_other_file)
 {
 	int fd2 = open(self->node.path, O_RDWR);
+	unsigned char x[4096];
 	__u32 h2;
 
 	ASSERT_LE(0, fd2);
-	h2 = alloc_or_die(_metadata, fd2, NEURON_MEM_DEVICE, 4096, NULL);
-	/* The other file's handle number means nothing here... */
-	if (h2 > self->dev2)
-		EXPECT_EQ(-ENOENT, copy(self->node.fd, self->host, 0, h2, 0, NULL, NULL,
-					1, 0, NULL));
-	/* ...and ours means nothing there. */
+	h2 = alloc_or_die(_metadata, fd2, NEURON_MEM_HOST, 4096, NULL);
+	ASSERT_EQ(self->host, h2);	/* both files' first handle */
+	memset(x, 0xee, sizeof(x));
+	ASSERT_EQ(0, copy(self->node.fd, 0, 0, self->host, 0, self->a, NULL, 4096, 0, NULL));
+	ASSERT_EQ(0, copy(fd2, 0, 0, h2, 0, x, NULL, 4096, 0, NULL));
+	/* Our handle 1 still holds our data, not what fd2 wrote to its own. */
+	ASSERT_EQ(0, copy(self->node.fd, self->host, 0, 0, 0, NULL, self->b, 4096, 0, NULL));
+	EXPECT_EQ(0, memcmp(self->a, self->b, 4096));
+	/* Our handle 3 means nothing in fd2, in either position. */
 	EXPECT_EQ(-ENOENT, copy(fd2, h2, 0, self->dev2, 0, NULL, NULL, 1, 0, NULL));
+	EXPECT_EQ(-ENOENT, copy(fd2, self->dev2, 0, h2, 0, NULL, NULL, 1, 0, NULL));
 	close(fd2);
 }
 

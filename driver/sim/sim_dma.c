@@ -137,8 +137,8 @@ static int neuron_sim_packet(struct neuron_sim_queue *sq, bool *irq, u32 *bytes)
 }
 
 /*
- * Write the status and raise the interrupt; tell the NC's notification
- * queue too (COMPLETION: code = engine, data = packets completed; ERROR:
+ * Tell the NC's notification queue, then write the status and raise the
+ * interrupt (COMPLETION: code = engine, data = packets completed; ERROR:
  * code = NEURON_DMA_ERR_*, data = the failed packet's index), if the
  * driver set one up.
  */
@@ -150,14 +150,18 @@ static void neuron_sim_dma_report(struct neuron_sim_queue *sq, u32 err)
 		.error_index = cpu_to_le32(err ? sq->head : 0),
 	};
 
+	/*
+	 * The notification first: whoever the interrupt wakes (a copy that
+	 * returns to userspace) must find it written.
+	 */
+	neuron_sim_notify(sq->sd, sq->cfg.nc,
+			  err ? NEURON_NOTIFY_ERROR : NEURON_NOTIFY_COMPLETION,
+			  err ? err : sq->cfg.engine, sq->head);
 	/* An unreachable status address is the driver's bug: nothing to do. */
 	if (neuron_sim_iommu_write(&sq->sd->iommu, sq->cfg.status_iova, &st,
 				   sizeof(st)))
 		return;
 	neuron_sim_raise_irq(sq->sd, sq->cfg.vector);
-	neuron_sim_notify(sq->sd, sq->cfg.nc,
-			  err ? NEURON_NOTIFY_ERROR : NEURON_NOTIFY_COMPLETION,
-			  err ? err : sq->cfg.engine, sq->head);
 }
 
 /* Model time: latency per interrupting packet, and bandwidth. */

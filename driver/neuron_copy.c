@@ -51,13 +51,9 @@ VISIBLE_IF_KUNIT int neuron_copy_check(const struct neuron_copy *c)
 		return -EINVAL;
 	if (c->dst_handle ? c->dst_ptr : c->dst_offset)
 		return -EINVAL;
-	/* At most one pointer, and pointers only synchronously. */
-	if (!c->src_handle || !c->dst_handle) {
-		if (!c->src_handle && !c->dst_handle)
-			return -EINVAL;
-		if (c->flags & NEURON_COPY_ASYNC)
-			return -EINVAL;
-	}
+	/* At most one pointer. */
+	if (!c->src_handle && !c->dst_handle)
+		return -EINVAL;
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(neuron_copy_check);
@@ -194,33 +190,22 @@ static int neuron_copy_pin(struct neuron_device *nd, struct neuron_dma_req *req,
 }
 
 /*
- * Between user memory and an object, synchronously, by windows of pinned
- * pages; two windows are in flight at a time.
+ * Synchronously, between user memory at @uaddr and @dev: by windows of
+ * pinned pages, two in flight at a time, so that little is pinned at once.
  */
-static int neuron_copy_user(struct neuron_file *nf, struct neuron_copy *c)
+static int neuron_copy_user_sync(struct neuron_file *nf, struct neuron_mem *mem,
+				 struct neuron_dma_queue *q, u64 dev,
+				 u64 uaddr, u64 size, bool to_user)
 {
-	bool to_user = !c->dst_handle;
-	u64 uaddr = to_user ? c->dst_ptr : c->src_ptr;
 	struct neuron_device *nd = nf->nd;
 	struct neuron_dma_req *req, *prev = NULL;
-	struct neuron_dma_queue *q;
 	struct neuron_dma_seg seg;
-	struct neuron_mem *mem;
-	u64 dev, done = 0;
-	int ret, ret2;
+	u64 done = 0;
+	int ret = 0, ret2;
 
-	mem = neuron_mem_lookup(nf, to_user ? c->src_handle : c->dst_handle);
-	if (!mem)
-		return -ENOENT;
-	ret = neuron_copy_addr(mem, to_user ? c->src_offset : c->dst_offset,
-			       c->size, &dev);
-	q = ret ? NULL : neuron_dma_queue_get(nd, mem->nc);
-	if (IS_ERR(q))
-		ret = PTR_ERR(q);
-
-	while (!ret && done < c->size) {
+	while (!ret && done < size) {
 		u64 ua = uaddr + done;
-		u64 len = min_t(u64, c->size - done,
+		u64 len = min_t(u64, size - done,
 				NEURON_COPY_WINDOW_PAGES * PAGE_SIZE - offset_in_page(ua));
 
 		kref_get(&mem->ref);
@@ -252,6 +237,68 @@ static int neuron_copy_user(struct neuron_file *nf, struct neuron_copy *c)
 		neuron_dma_req_put(prev);
 		ret = ret ? ret : ret2;
 	}
+	return ret;
+}
+
+/*
+ * Asynchronously: the call returns before the device is done, so the whole
+ * range is pinned at once, charged to the caller's RLIMIT_MEMLOCK (unless
+ * it has CAP_IPC_LOCK) until the request retires. It is one request in one
+ * submission: a queue reset cannot fall between its parts.
+ */
+static int neuron_copy_user_async(struct neuron_file *nf, struct neuron_mem *mem,
+				  struct neuron_dma_queue *q, u64 dev,
+				  u64 uaddr, struct neuron_copy *c, bool to_user)
+{
+	unsigned long npages = DIV_ROUND_UP(offset_in_page(uaddr) + c->size,
+					    PAGE_SIZE);
+	struct neuron_dma_seg seg = { .len = c->size };
+	struct neuron_dma_req *req;
+	int ret;
+
+	kref_get(&mem->ref);
+	req = neuron_copy_req(nf->nd, mem);
+	if (!req)
+		return -ENOMEM;
+	ret = account_locked_vm(current->mm, npages, true);
+	if (ret)
+		goto err;
+	mmgrab(current->mm);
+	req->locked_mm = current->mm;
+	req->locked = npages;
+	ret = neuron_copy_pin(nf->nd, req, uaddr, c->size, to_user);
+	if (ret)
+		goto err;
+	seg.src = to_user ? dev : req->iova + offset_in_page(uaddr);
+	seg.dst = to_user ? req->iova + offset_in_page(uaddr) : dev;
+	return neuron_copy_run(nf, q, req, &seg, true, &c->seqno);
+err:
+	neuron_dma_req_put(req);
+	return ret;
+}
+
+/* Between user memory and an object. */
+static int neuron_copy_user(struct neuron_file *nf, struct neuron_copy *c)
+{
+	bool to_user = !c->dst_handle;
+	u64 uaddr = to_user ? c->dst_ptr : c->src_ptr;
+	struct neuron_dma_queue *q;
+	struct neuron_mem *mem;
+	u64 dev;
+	int ret;
+
+	mem = neuron_mem_lookup(nf, to_user ? c->src_handle : c->dst_handle);
+	if (!mem)
+		return -ENOENT;
+	ret = neuron_copy_addr(mem, to_user ? c->src_offset : c->dst_offset,
+			       c->size, &dev);
+	q = ret ? NULL : neuron_dma_queue_get(nf->nd, mem->nc);
+	if (IS_ERR(q))
+		ret = PTR_ERR(q);
+	if (!ret && (c->flags & NEURON_COPY_ASYNC))
+		ret = neuron_copy_user_async(nf, mem, q, dev, uaddr, c, to_user);
+	else if (!ret)
+		ret = neuron_copy_user_sync(nf, mem, q, dev, uaddr, c->size, to_user);
 	neuron_mem_put(mem);
 	return ret;
 }

@@ -231,7 +231,8 @@ struct neuron_mem_free {
  *
  * Each side is either a memory handle of this file (with an offset) or,
  * with handle 0, a pointer into the caller's memory. At most one side may
- * be a pointer, and a copy with a pointer is synchronous.
+ * be a pointer. An asynchronous copy with a pointer keeps the user pages
+ * pinned until it completes, charged to RLIMIT_MEMLOCK.
  *
  * @src_handle: In: source handle, or 0 for @src_ptr.
  * @dst_handle: In: destination handle, or 0 for @dst_ptr.
@@ -333,11 +334,12 @@ struct neuron_wait {
  *
  * Who: any opener, on its own handles and its own memory. The driver
  * builds every descriptor itself. Errors: -EINVAL (bad field, range
- * outside an object, two pointers, a pointer with NEURON_COPY_ASYNC),
- * -ENOENT (a handle that is not the file's), -EFAULT (bad pointer),
- * -EOPNOTSUPP (no NEURON_CAP_COPY), -EAGAIN (too many asynchronous calls
- * not waited for), -EIO (the device reported a DMA error), -EINTR (killed
- * while waiting: the copy may still complete), -ENODEV.
+ * outside an object, two pointers), -ENOENT (a handle that is not the
+ * file's), -EFAULT (bad pointer), -ENOMEM (an asynchronous copy with a
+ * pointer would pass RLIMIT_MEMLOCK), -EOPNOTSUPP (no NEURON_CAP_COPY),
+ * -EAGAIN (too many asynchronous calls not waited for), -EIO (the device
+ * reported a DMA error), -EINTR (killed while waiting: the copy may still
+ * complete), -ENODEV.
  */
 #define NEURON_IOCTL_COPY	_IOWR(NEURON_IOCTL_MAGIC, 0x03, struct neuron_copy)
 

@@ -10,6 +10,7 @@
  */
 #include <linux/interrupt.h>
 #include <linux/mm.h>
+#include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 
@@ -34,9 +35,10 @@ struct neuron_dma_req *neuron_dma_req_alloc(struct neuron_device *nd)
 
 /*
  * Drop what the transfer used: the device mapping, pinned or allocated
- * pages, the memory objects. Done when the request retires (so an
- * asynchronous call not yet collected by WAIT pins nothing), or at the
- * last put for a request that never reached the engine.
+ * pages and their RLIMIT_MEMLOCK charge, the memory objects. Done when the
+ * request retires (so an asynchronous call not yet collected by WAIT pins
+ * nothing), or at the last put for a request that never reached the
+ * engine. Sleeps (mmap lock of the charged address space).
  */
 static void neuron_dma_req_drop(struct neuron_dma_req *req)
 {
@@ -54,6 +56,11 @@ static void neuron_dma_req_drop(struct neuron_dma_req *req)
 	}
 	req->pages = NULL;
 	req->pinned = false;
+	if (req->locked_mm) {
+		account_locked_vm(req->locked_mm, req->locked, false);
+		mmdrop(req->locked_mm);
+		req->locked_mm = NULL;
+	}
 	for (i = 0; i < ARRAY_SIZE(req->mem); i++) {
 		if (req->mem[i])
 			neuron_mem_put(req->mem[i]);

@@ -48,6 +48,7 @@ struct neuron_dma_status {
 #define NEURON_DMA_ERR_INJECTED	3	/* test knob of the simulator */
 #define NEURON_DMA_ERR_BOGUS	4	/* driver side: nonsense in the status */
 
+struct mm_struct;
 struct neuron_device;
 struct neuron_mem;
 
@@ -80,6 +81,9 @@ struct neuron_dma_seg {
  * @pinned: @pages are pinned user pages (else driver-allocated).
  * @dirty: the device wrote @pages.
  * @iova: device address of @pages, 0 when not mapped.
+ * @locked_mm: the address space whose locked_vm holds @locked pages of
+ *	this request (asynchronous copies of user memory), else NULL.
+ * @locked: pages charged to @locked_mm.
  */
 struct neuron_dma_req {
 	struct kref ref;
@@ -95,6 +99,8 @@ struct neuron_dma_req {
 	bool pinned;
 	bool dirty;
 	u64 iova;
+	struct mm_struct *locked_mm;
+	unsigned long locked;
 };
 
 /**

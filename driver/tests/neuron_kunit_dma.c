@@ -127,6 +127,8 @@ static void copy_check_good(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, neuron_copy_check(&c), 0);
 	c = (struct neuron_copy){ .src_handle = 1, .dst_ptr = 0x1000, .size = 7 };
 	KUNIT_EXPECT_EQ(test, neuron_copy_check(&c), 0);
+	c.flags = NEURON_COPY_ASYNC;
+	KUNIT_EXPECT_EQ(test, neuron_copy_check(&c), 0);
 }
 
 static void copy_check_bad(struct kunit *test)
@@ -148,8 +150,6 @@ static void copy_check_bad(struct kunit *test)
 					  .size = 1 } },
 		{ "pointer with offset", { .src_ptr = 8, .src_offset = 1, .dst_handle = 2,
 					   .size = 1 } },
-		{ "async pointer", { .src_ptr = 8, .dst_handle = 2, .size = 1,
-				     .flags = NEURON_COPY_ASYNC } },
 	};
 	int i;
 

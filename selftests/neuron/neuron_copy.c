@@ -4,15 +4,19 @@
  * NEURON_IOCTL_COPY in every direction (user memory, host and device
  * objects) with random data, unaligned offsets and sizes from 1 byte to
  * 64 MiB; NEURON_IOCTL_MEMSET; asynchronous calls and NEURON_IOCTL_WAIT
- * with absolute deadlines; one test per rejected field; handles of other
+ * with absolute deadlines, also from user memory (pinned and charged to
+ * RLIMIT_MEMLOCK until done); one test per rejected field; handles of other
  * files; a DMA fault injected in the simulator (-EIO, then the queue works
  * again); threads on one file; release of a file with copies in flight.
  * Runs on a v2 and a v3 device; skips without NEURON_CAP_COPY.
  */
 #define _GNU_SOURCE
+#include <linux/capability.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -296,11 +300,11 @@ TEST_F(copy, copy_bad_fields)
 	BAD(-ENOENT, src_handle, 12345);
 	BAD(-ENOENT, dst_handle, 12345);
 #undef BAD
-	/* Two pointers; a pointer with an offset; a pointer asynchronously. */
+	/* Two pointers, also asynchronously; a pointer with an offset. */
 	EXPECT_EQ(-EINVAL, copy(fd, 0, 0, 0, 0, self->a, self->b, 1, 0, NULL));
-	EXPECT_EQ(-EINVAL, copy(fd, 0, 1, self->dev, 0, self->a, NULL, 1, 0, NULL));
-	EXPECT_EQ(-EINVAL, copy(fd, 0, 0, self->dev, 0, self->a, NULL, 1,
+	EXPECT_EQ(-EINVAL, copy(fd, 0, 0, 0, 0, self->a, self->b, 1,
 				NEURON_COPY_ASYNC, NULL));
+	EXPECT_EQ(-EINVAL, copy(fd, 0, 1, self->dev, 0, self->a, NULL, 1, 0, NULL));
 }
 
 /* User pointers are pinned by the driver: bad ones fail, none reaches the device. */
@@ -370,6 +374,185 @@ TEST_F(copy, async_and_wait)
 			  0, NULL));
 	for (i = 0; i < 16; i++)
 		ASSERT_EQ(0, memcmp(self->b + i * 4096, self->a + i, 4096));
+}
+
+/* Pages charged to this process's locked_vm (VmLck), in KiB; -1 if unknown. */
+static long vm_locked_kb(void)
+{
+	char line[128];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmLck: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/* KiB of the pages that @len bytes at @p touch. */
+static long span_kb(const void *p, size_t len)
+{
+	uintptr_t first = (uintptr_t)p & ~4095UL;
+	uintptr_t end = ((uintptr_t)p + len + 4095) & ~4095UL;
+
+	return (end - first) / 1024;
+}
+
+/* Wait up to 2 s for VmLck to come back to @kb; returns the last value. */
+static long vm_locked_settles(long kb)
+{
+	long now = vm_locked_kb();
+	int i;
+
+	for (i = 0; i < 200 && now != kb; i++) {
+		neuron_sleep_ms(10);
+		now = vm_locked_kb();
+	}
+	return now;
+}
+
+/*
+ * Asynchronous copies from and to user memory, at odd offsets and over
+ * many descriptors: the bytes arrive, the pages are charged to VmLck while
+ * the copy is in flight and uncharged when it is done.
+ */
+TEST_F(copy, async_user_pointers)
+{
+	int fd = self->node.fd;
+	__u64 size = (1 << 20) + 12345, seq, seq2;
+	long base = vm_locked_kb();
+
+	ASSERT_LE(0, base);
+	ASSERT_EQ(0, copy(fd, 0, 0, self->dev, 4093, self->a + 3, NULL, size,
+			  NEURON_COPY_ASYNC, &seq));
+	ASSERT_NE(0ULL, seq);
+	ASSERT_EQ(0, wait_seq(fd, seq, now_ns() + 10000000000LL));
+	ASSERT_EQ(0, copy(fd, self->dev, 4093, 0, 0, NULL, self->b + 5, size,
+			  NEURON_COPY_ASYNC, &seq2));
+	ASSERT_NE(seq, seq2);
+	ASSERT_EQ(0, wait_seq(fd, seq2, now_ns() + 10000000000LL));
+	ASSERT_EQ(0, memcmp(self->a + 3, self->b + 5, size));
+	EXPECT_EQ(0, self->b[4]);
+	EXPECT_EQ(0, self->b[5 + size]);
+	EXPECT_EQ(-ENOENT, wait_seq(fd, seq2, 0));
+	EXPECT_EQ(base, vm_locked_kb());
+}
+
+TEST_F(copy, async_user_pointer_charged_while_in_flight)
+{
+	int fd = self->node.fd, fd2;
+	long base = vm_locked_kb();
+	__u64 seq;
+	__u32 h;
+
+	if (!self->node.created)
+		SKIP(return, "needs the simulator's latency knob");
+	ASSERT_LE(0, base);
+	ASSERT_EQ(0, sim_knob(&self->node, "dma_latency_us", "300000"));
+	ASSERT_EQ(0, copy(fd, 0, 0, self->dev, 0, self->a + 100, NULL, 65536,
+			  NEURON_COPY_ASYNC, &seq));
+	EXPECT_EQ(base + span_kb(self->a + 100, 65536), vm_locked_kb());
+	ASSERT_EQ(0, wait_seq(fd, seq, now_ns() + 5000000000LL));
+	EXPECT_EQ(base, vm_locked_kb());
+	/* A file released with the copy in flight: it completes, and uncharges. */
+	fd2 = open(self->node.path, O_RDWR);
+	ASSERT_LE(0, fd2);
+	h = alloc_or_die(_metadata, fd2, NEURON_MEM_DEVICE, 8192, NULL);
+	memset(self->b, 0xff, 8192);
+	ASSERT_EQ(0, copy(fd2, h, 0, 0, 0, NULL, self->b, 8192, NEURON_COPY_ASYNC,
+			  &seq));
+	EXPECT_EQ(base + span_kb(self->b, 8192), vm_locked_kb());
+	close(fd2);
+	ASSERT_EQ(0, sim_knob(&self->node, "dma_latency_us", "0"));
+	EXPECT_EQ(base, vm_locked_settles(base));
+	/* The new object was zeroed, and the device wrote it to b. */
+	EXPECT_EQ(0, self->b[0]);
+	EXPECT_EQ(0, memcmp(self->b, self->b + 1, 8191));
+}
+
+/* A failed pin or a DMA fault returns the charge too. */
+TEST_F(copy, async_user_pointer_failures_uncharge)
+{
+	int fd = self->node.fd;
+	void *ro = mmap(NULL, 8192, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	long base = vm_locked_kb();
+	__u64 seq;
+
+	ASSERT_NE(MAP_FAILED, ro);
+	ASSERT_LE(0, base);
+	/* The device may not write a read-only page. */
+	EXPECT_EQ(-EFAULT, copy(fd, self->dev, 0, 0, 0, NULL, ro, 8192,
+				NEURON_COPY_ASYNC, &seq));
+	EXPECT_EQ(-EFAULT, copy(fd, 0, 0, self->dev, 0, (void *)16, NULL, 100,
+				NEURON_COPY_ASYNC, &seq));
+	EXPECT_EQ(base, vm_locked_kb());
+	munmap(ro, 8192);
+	if (!self->node.created)
+		return;
+	ASSERT_EQ(0, sim_knob(&self->node, "dma_fail_next", "1"));
+	ASSERT_EQ(0, copy(fd, 0, 0, self->dev, 0, self->a, NULL, 65536,
+			  NEURON_COPY_ASYNC, &seq));
+	EXPECT_EQ(-EIO, wait_seq(fd, seq, now_ns() + 5000000000LL));
+	EXPECT_EQ(base, vm_locked_kb());
+}
+
+/* Drop CAP_IPC_LOCK from the effective set of this process. */
+static int drop_ipc_lock(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return -1;
+	d[0].effective &= ~(1U << CAP_IPC_LOCK);
+	return syscall(SYS_capset, &h, d);
+}
+
+/*
+ * Without CAP_IPC_LOCK, asynchronous copies of user memory stay within
+ * RLIMIT_MEMLOCK (-ENOMEM past it); synchronous ones are not charged.
+ */
+TEST_F(copy, async_user_pointer_memlock_limit)
+{
+	struct rlimit lim = { .rlim_cur = 64 << 10, .rlim_max = 64 << 10 };
+	int fd = self->node.fd, status;
+	unsigned char *p;
+	__u64 seq;
+	pid_t pid;
+
+	/* Page aligned: 64 KiB of it are 16 pages, exactly the limit. */
+	p = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		 -1, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	memset(p, 0x3c, 1 << 20);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		if (drop_ipc_lock() || setrlimit(RLIMIT_MEMLOCK, &lim) || vm_locked_kb())
+			_exit(10);
+		if (copy(fd, 0, 0, self->dev, 0, p, NULL, 1 << 20,
+			 NEURON_COPY_ASYNC, &seq) != -ENOMEM)
+			_exit(11);
+		if (copy(fd, 0, 0, self->dev, 0, p, NULL, 65536,
+			 NEURON_COPY_ASYNC, &seq) ||
+		    wait_seq(fd, seq, now_ns() + 5000000000LL))
+			_exit(12);
+		/* At an odd address the same size touches one page more. */
+		if (copy(fd, 0, 0, self->dev, 0, p + 1, NULL, 65536,
+			 NEURON_COPY_ASYNC, &seq) != -ENOMEM)
+			_exit(13);
+		if (copy(fd, 0, 0, self->dev, 0, p, NULL, 1 << 20, 0, NULL) ||
+		    vm_locked_kb())
+			_exit(14);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	munmap(p, 1 << 20);
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
 }
 
 TEST_F(copy, wait_bad_fields)

@@ -11,13 +11,8 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/loop.sh"
 
-loop_prereqs
-RUN=$(new_run_dir bench)
+vm_run_prep bench
 progs="$BUILD/bench-progs"
-kernel_env 6.1 "$RUN/fetch.log" || { tail "$RUN/fetch.log"; die "cannot fetch the kernel"; }
-log "building neuron.ko for $KREL"
-module_build "$KDIR" "$BUILD/$KREL" "$RUN/build.log" ||
-	[ -f "$BUILD/$KREL/neuron.ko" ] || die "build failed: $RUN/build.log"
 mkdir -p "$progs"
 gcc -static -O2 -Wall -Wextra -Werror -I "$SRC/uapi" -o "$progs/neuron-bench" \
 	"$SRC/tools/neuron-bench.c"

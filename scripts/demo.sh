@@ -8,15 +8,8 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/loop.sh"
 
-loop_prereqs
-RUN=$(new_run_dir demo)
+vm_run_prep demo
 progs="$BUILD/demo-progs"
-kernel_env 6.1 "$RUN/fetch.log" || { tail "$RUN/fetch.log"; die "cannot fetch the kernel"; }
-log "building neuron.ko for $KREL"
-if ! module_build "$KDIR" "$BUILD/$KREL" "$RUN/build.log"; then
-	bad_lines "$RUN/build.log" | tail -n 20
-	[ -f "$BUILD/$KREL/neuron.ko" ] || die "build failed: $RUN/build.log"
-fi
 info_build "$progs"
 log "booting $KREL with neuron.ko sim=v2,v3"
 rc=0

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-# Steps of the VM test loop shared by check.sh and demo.sh. Source it after
-# lib.sh. Each step writes its output to a log file and returns non-zero on
-# failure. NEURON_SRC selects another source tree to test (default: this one).
+# Steps of the VM test loop shared by check.sh, demo.sh and bench.sh. Source
+# it after lib.sh. Each step writes its output to a log file and returns
+# non-zero on failure. NEURON_SRC selects another source tree to test
+# (default: this one).
 
 S="$NEURON_TOP/scripts"
 SRC=$(cd "${NEURON_SRC:-$NEURON_TOP}" && pwd)
@@ -10,6 +11,21 @@ BUILD="$NEURON_TOP/build"
 loop_prereqs() {
 	need_pkgs qemu-system-x86 busybox-static cpio kmod gcc make libc6-dev \
 		binutils bc xz-utils zstd dwarves linux-source-6.1
+}
+
+# vm_run_prep NAME: the start of a one-off VM run (demo.sh, bench.sh): the
+# packages, a fresh log folder RUN for NAME, the 6.1 kernel (KREL, VMLINUX,
+# KDIR) and neuron.ko in $BUILD/$KREL. Build warnings are shown but do not
+# stop the run; a failed build or fetch ends the script.
+vm_run_prep() {
+	loop_prereqs
+	RUN=$(new_run_dir "$1")
+	kernel_env 6.1 "$RUN/fetch.log" || { tail "$RUN/fetch.log"; die "cannot fetch the kernel"; }
+	log "building neuron.ko for $KREL"
+	if ! module_build "$KDIR" "$BUILD/$KREL" "$RUN/build.log"; then
+		bad_lines "$RUN/build.log" | tail -n 20
+		[ -f "$BUILD/$KREL/neuron.ko" ] || die "build failed: $RUN/build.log"
+	fi
 }
 
 # new_run_dir NAME: print a fresh log folder build/logs/<time>-NAME (also

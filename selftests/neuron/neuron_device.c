@@ -14,20 +14,9 @@ FIXTURE(arch) {
 	struct neuron_node extra;	/* a second device some tests create */
 };
 
-FIXTURE_VARIANT(arch) {
-	__u32 arch;
-	const char *name;
-};
-
-FIXTURE_VARIANT_ADD(arch, v2) {
-	.arch = NEURON_ARCH_V2,
-	.name = "v2",
-};
-
-FIXTURE_VARIANT_ADD(arch, v3) {
-	.arch = NEURON_ARCH_V3,
-	.name = "v3",
-};
+FIXTURE_VARIANT(arch) NEURON_ARCH_VARIANT;
+FIXTURE_VARIANT_ADD(arch, v2) NEURON_ARCH_V2_VARIANT;
+FIXTURE_VARIANT_ADD(arch, v3) NEURON_ARCH_V3_VARIANT;
 
 FIXTURE_SETUP(arch)
 {
@@ -218,42 +207,44 @@ TEST_F(node, write_fails)
 	EXPECT_EQ(EINVAL, errno);
 }
 
+/* Each of the @n ioctl numbers @nrs, with a QUERY argument: -ENOTTY. */
+static void expect_enotty(struct __test_metadata *_metadata, int fd,
+			  const unsigned long *nrs, unsigned int n)
+{
+	struct neuron_query q;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		neuron_query_prep(&q, NEURON_QUERY_DEVICE, NULL, 0);
+		EXPECT_EQ(-ENOTTY, neuron_ioctl(fd, nrs[i], &q))
+			TH_LOG("ioctl 0x%lx", nrs[i]);
+	}
+}
+
 /* Other ioctl numbers under 'N' are not ours (yet): -ENOTTY. */
 TEST_F(node, unknown_ioctl_nr)
 {
-	struct neuron_query q;
 	static const unsigned long nrs[] = {
 		_IOWR(NEURON_IOCTL_MAGIC, 0x3f, struct neuron_query),
 		_IOWR(NEURON_IOCTL_MAGIC, 0xff, struct neuron_query),
 		_IOR(NEURON_IOCTL_MAGIC, 0x7f, __u64),
 		_IO(NEURON_IOCTL_MAGIC, 0x01),
 	};
-	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(nrs); i++) {
-		neuron_query_prep(&q, NEURON_QUERY_DEVICE, NULL, 0);
-		EXPECT_EQ(-ENOTTY, neuron_ioctl(self->node.fd, nrs[i], &q))
-			TH_LOG("ioctl 0x%lx", nrs[i]);
-	}
+	expect_enotty(_metadata, self->node.fd, nrs, ARRAY_SIZE(nrs));
 }
 
 /* The QUERY layout under another magic is not ours: -ENOTTY. */
 TEST_F(node, foreign_magic)
 {
-	struct neuron_query q;
 	static const unsigned long nrs[] = {
 		_IOWR('M', 0x00, struct neuron_query),
 		_IOWR('n', 0x00, struct neuron_query),
 		_IOWR(0xff, 0x00, struct neuron_query),
 		_IO('T', 0x01),		/* TCGETS-like */
 	};
-	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(nrs); i++) {
-		neuron_query_prep(&q, NEURON_QUERY_DEVICE, NULL, 0);
-		EXPECT_EQ(-ENOTTY, neuron_ioctl(self->node.fd, nrs[i], &q))
-			TH_LOG("ioctl 0x%lx", nrs[i]);
-	}
+	expect_enotty(_metadata, self->node.fd, nrs, ARRAY_SIZE(nrs));
 }
 
 /* A forked child shares the open file and may query through it. */

@@ -14,8 +14,6 @@
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
-#include <setjmp.h>
-#include <signal.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/sysinfo.h>
@@ -54,20 +52,9 @@ FIXTURE(mem) {
 	size_t page;
 };
 
-FIXTURE_VARIANT(mem) {
-	__u32 arch;
-	const char *name;
-};
-
-FIXTURE_VARIANT_ADD(mem, v2) {
-	.arch = NEURON_ARCH_V2,
-	.name = "v2",
-};
-
-FIXTURE_VARIANT_ADD(mem, v3) {
-	.arch = NEURON_ARCH_V3,
-	.name = "v3",
-};
+FIXTURE_VARIANT(mem) NEURON_ARCH_VARIANT;
+FIXTURE_VARIANT_ADD(mem, v2) NEURON_ARCH_V2_VARIANT;
+FIXTURE_VARIANT_ADD(mem, v3) NEURON_ARCH_V3_VARIANT;
 
 FIXTURE_SETUP(mem)
 {
@@ -188,13 +175,14 @@ static void free_fails(struct __test_metadata *_metadata, int fd, __u32 handle,
 	EXPECT_EQ(-err, neuron_mem_free(fd, handle)) TH_LOG("MEM_FREE %u", handle);
 }
 
+/* Another file of the device (closed in teardown), or fail the test. */
 static int open_file(struct __test_metadata *_metadata,
 		     struct _test_data_mem *self, int flags)
 {
 	int i, fd = open(self->node.path, flags | O_CLOEXEC);
 
-	EXPECT_LE(0, fd) TH_LOG("open %s: %s", self->node.path, strerror(errno));
-	for (i = 0; fd >= 0 && i < MAX_FDS; i++)
+	ASSERT_LE(0, fd) TH_LOG("open %s: %s", self->node.path, strerror(errno));
+	for (i = 0; i < MAX_FDS; i++)
 		if (self->fds[i] < 0) {
 			self->fds[i] = fd;
 			break;
@@ -241,6 +229,40 @@ static unsigned char *map_rw(struct __test_metadata *_metadata,
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/*
+ * Allocate @len bytes of @kind memory charged to NC @nc through @fd and
+ * map them read-write, or fail the test: the mapping; @handle and @offset
+ * (unless NULL) get the handle and its mmap offset.
+ */
+static unsigned char *alloc_map(struct __test_metadata *_metadata,
+				struct _test_data_mem *self, int fd, __u32 kind,
+				size_t len, __u32 nc, __u32 *handle, __u64 *offset)
+{
+	unsigned char *p;
+	__u64 off;
+	__u32 h;
+
+	h = alloc_ok(_metadata, fd, kind, len, nc, &off);
+	ASSERT_NE(0U, h);
+	p = map_rw(_metadata, self, fd, off, len);
+	ASSERT_NE(NULL, p);
+	if (handle)
+		*handle = h;
+	if (offset)
+		*offset = off;
+	return p;
+}
+
+/* A new read-only file with a page of device memory: the file, @offset its. */
+static int readonly_file_page(struct __test_metadata *_metadata,
+			      struct _test_data_mem *self, __u64 *offset)
+{
+	int fd = open_file(_metadata, self, O_RDONLY);
+
+	ASSERT_NE(0U, alloc_ok(_metadata, fd, NEURON_MEM_DEVICE, self->page, 0, offset));
+	return fd;
+}
+
 /* munmap() of what map_at() gave, or of a part of it (@addr inside). */
 static int unmap(struct _test_data_mem *self, void *addr, size_t len)
 {
@@ -278,6 +300,18 @@ static void expect_map_fails(struct __test_metadata *_metadata,
 	} else {
 		unmap(self, p, len);
 	}
+}
+
+/* A page of @kind memory that mmap() with @prot and @flags refuses: its offset. */
+static __u64 page_map_fails(struct __test_metadata *_metadata,
+			    struct _test_data_mem *self, __u32 kind, int prot,
+			    int flags, int err)
+{
+	__u64 off;
+
+	ASSERT_NE(0U, alloc_ok(_metadata, self->node.fd, kind, self->page, 0, &off));
+	expect_map_fails(_metadata, self, self->node.fd, off, self->page, prot, flags, err);
+	return off;
 }
 
 /* Fill @len bytes with a pattern that differs per page and per @seed. */
@@ -329,6 +363,17 @@ static void expect_usage(struct __test_metadata *_metadata,
 	EXPECT_EQ(handles, b.u.file_handles);
 }
 
+/* Every usage figure is back to what it was after setup. */
+static void expect_as_setup(struct __test_metadata *_metadata,
+			    struct _test_data_mem *self)
+{
+	struct neuron_mem_usage_buf b;
+
+	expect_usage(_metadata, self, self->node.fd, 0, 0, 0, 0, 0);
+	b = usage_of(_metadata, self->node.fd);
+	EXPECT_EQ(0, memcmp(&self->base, &b, sizeof(b)));
+}
+
 /* MEM_ALLOC of @req must fail with -@err and change no figure. */
 static void expect_alloc_fails(struct __test_metadata *_metadata, int fd,
 			       const struct neuron_mem_alloc *req, int err,
@@ -369,41 +414,6 @@ static void expect_alloc_fails(struct __test_metadata *_metadata, int fd,
 				   kind_name(kinds[__k])); \
 	} \
 } while (0)
-
-/* ---- SIGBUS probing ---- */
-
-static sigjmp_buf probe_env;
-
-static void probe_handler(int sig)
-{
-	siglongjmp(probe_env, sig);
-}
-
-/*
- * Read (or, with @store, write @val to) the byte at @p: 0, or the signal
- * the access raised (SIGBUS, SIGSEGV). @val gets what was read.
- */
-static int probe(unsigned char *p, unsigned char *val, bool store)
-{
-	struct sigaction sa, old_bus, old_segv;
-	int sig;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = probe_handler;
-	sigaction(SIGBUS, &sa, &old_bus);
-	sigaction(SIGSEGV, &sa, &old_segv);
-	sig = sigsetjmp(probe_env, 1);
-	if (!sig) {
-		/* Atomic accesses: the compiler may not drop or merge them. */
-		if (store)
-			__atomic_store_n(p, *val, __ATOMIC_RELAXED);
-		else
-			*val = __atomic_load_n(p, __ATOMIC_RELAXED);
-	}
-	sigaction(SIGBUS, &old_bus, NULL);
-	sigaction(SIGSEGV, &old_segv, NULL);
-	return sig;
-}
 
 /* ---- capability ---- */
 
@@ -592,42 +602,42 @@ static void expect_dev_fails(struct __test_metadata *_metadata, int fd,
 	expect_alloc_fails(_metadata, fd, &a, err, "device");
 }
 
+/* Device memory aligned to each of the @n @aligns: -EINVAL. */
+static void expect_aligns_einval(struct __test_metadata *_metadata,
+				 struct _test_data_mem *self, const __u64 *aligns,
+				 unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		expect_dev_fails(_metadata, self->node.fd, self->page, aligns[i],
+				 NEURON_MEM_CHANNEL_ANY, EINVAL);
+}
+
 TEST_F(mem, alloc_device_align_not_pow2)
 {
 	static const __u64 aligns[] = {
 		3 * 4096, 4096 + 1, 3 << 20, GIB - 4096, GIB + 4096, 0x5000,
 	};
-	unsigned int i;
 
-	if (skip_no_mem(_metadata, self))
-		return;
-	for (i = 0; i < ARRAY_SIZE(aligns); i++)
-		expect_dev_fails(_metadata, self->node.fd, self->page, aligns[i],
-				 NEURON_MEM_CHANNEL_ANY, EINVAL);
+	if (!skip_no_mem(_metadata, self))
+		expect_aligns_einval(_metadata, self, aligns, ARRAY_SIZE(aligns));
 }
 
 TEST_F(mem, alloc_device_align_too_small)
 {
 	static const __u64 aligns[] = { 1, 2, 8, 512, 2048 };
-	unsigned int i;
 
-	if (skip_no_mem(_metadata, self))
-		return;
-	for (i = 0; i < ARRAY_SIZE(aligns); i++)
-		expect_dev_fails(_metadata, self->node.fd, self->page, aligns[i],
-				 NEURON_MEM_CHANNEL_ANY, EINVAL);
+	if (!skip_no_mem(_metadata, self))
+		expect_aligns_einval(_metadata, self, aligns, ARRAY_SIZE(aligns));
 }
 
 TEST_F(mem, alloc_device_align_too_big)
 {
 	static const __u64 aligns[] = { 2 * GIB, 4 * GIB, TIB, 1ULL << 63 };
-	unsigned int i;
 
-	if (skip_no_mem(_metadata, self))
-		return;
-	for (i = 0; i < ARRAY_SIZE(aligns); i++)
-		expect_dev_fails(_metadata, self->node.fd, self->page, aligns[i],
-				 NEURON_MEM_CHANNEL_ANY, EINVAL);
+	if (!skip_no_mem(_metadata, self))
+		expect_aligns_einval(_metadata, self, aligns, ARRAY_SIZE(aligns));
 }
 
 TEST_F(mem, alloc_device_bad_channel)
@@ -712,7 +722,6 @@ TEST_F(mem, alloc_efault)
 	if (skip_no_mem(_metadata, self))
 		return;
 	fd = open_file(_metadata, self, O_RDWR);
-	ASSERT_LE(0, fd);
 	EXPECT_EQ(-EFAULT, neuron_ioctl(fd, NEURON_IOCTL_MEM_ALLOC, NULL));
 	expect_usage(_metadata, self, fd, 0, 0, 0, 0, 0);
 	a = map_at(self, -1, 0, self->page, PROT_READ | PROT_WRITE,
@@ -917,7 +926,6 @@ TEST_F(mem, other_file)
 	if (skip_no_mem(_metadata, self))
 		return;
 	fd2 = open_file(_metadata, self, O_RDWR);
-	ASSERT_LE(0, fd2);
 	h1 = alloc_ok(_metadata, self->node.fd, NEURON_MEM_DEVICE, 2 * page, 0, &off1);
 	ASSERT_NE(0U, h1);
 	EXPECT_EQ(-ENOENT, neuron_mem_free(fd2, h1));
@@ -976,9 +984,7 @@ static void basic(struct __test_metadata *_metadata, struct _test_data_mem *self
 	EXPECT_EQ(self->base.nc[nc].device_bytes + (dev ? page : 0), b.nc[nc].device_bytes);
 	EXPECT_EQ(self->base.nc[nc].host_bytes + (dev ? 0 : page), b.nc[nc].host_bytes);
 	EXPECT_EQ(0, neuron_mem_free(self->node.fd, h));
-	expect_usage(_metadata, self, self->node.fd, 0, 0, 0, 0, 0);
-	b = usage_of(_metadata, self->node.fd);
-	EXPECT_EQ(0, memcmp(&self->base, &b, sizeof(b)));
+	expect_as_setup(_metadata, self);
 }
 
 TEST_F(mem, alloc_host_basic)
@@ -1250,14 +1256,11 @@ TEST_F(mem, zeroed_on_alloc)
 	size_t len = 64 * self->page;
 	unsigned char *p;
 	unsigned int k;
-	__u64 off;
 
 	if (skip_no_mem(_metadata, self))
 		return;
 	for (k = 0; k < ARRAY_SIZE(kinds); k++) {
-		ASSERT_NE(0U, alloc_ok(_metadata, self->node.fd, kinds[k], len, 0, &off));
-		p = map_rw(_metadata, self, self->node.fd, off, len);
-		ASSERT_NE(NULL, p);
+		p = alloc_map(_metadata, self, self->node.fd, kinds[k], len, 0, NULL, NULL);
 		EXPECT_TRUE(all_zero(p, len)) TH_LOG("%s memory", kind_name(kinds[k]));
 	}
 }
@@ -1271,17 +1274,13 @@ TEST_F(mem, zeroed_after_reuse)
 	size_t len = 32 * self->page;
 	unsigned int k, round;
 	unsigned char *p;
-	__u64 off;
 	__u32 h;
 
 	if (skip_no_mem(_metadata, self))
 		return;
 	for (k = 0; k < ARRAY_SIZE(kinds); k++) {
 		for (round = 0; round < 4; round++) {
-			h = alloc_ok(_metadata, self->node.fd, kinds[k], len, 0, &off);
-			ASSERT_NE(0U, h);
-			p = map_rw(_metadata, self, self->node.fd, off, len);
-			ASSERT_NE(NULL, p);
+			p = alloc_map(_metadata, self, self->node.fd, kinds[k], len, 0, &h, NULL);
 			EXPECT_TRUE(all_zero(p, len))
 				TH_LOG("%s memory, round %u", kind_name(kinds[k]), round);
 			memset(p, 0xa5 + round, len);
@@ -1296,18 +1295,14 @@ TEST_F(mem, zeroed_after_reuse)
 TEST_F(mem, mmap_rw)
 {
 	size_t len = 16 * self->page;
+	__u32 nc = self->info.nc_count - 1;
 	unsigned char *p;
 	unsigned int k;
-	__u64 off;
-	__u32 nc;
 
 	if (skip_no_mem(_metadata, self))
 		return;
 	for (k = 0; k < ARRAY_SIZE(kinds); k++) {
-		nc = self->info.nc_count - 1;
-		ASSERT_NE(0U, alloc_ok(_metadata, self->node.fd, kinds[k], len, nc, &off));
-		p = map_rw(_metadata, self, self->node.fd, off, len);
-		ASSERT_NE(NULL, p);
+		p = alloc_map(_metadata, self, self->node.fd, kinds[k], len, nc, NULL, NULL);
 		fill(p, len, k + 1);
 		EXPECT_TRUE(check_fill(p, len, k + 1, 0)) TH_LOG("%s", kind_name(kinds[k]));
 	}
@@ -1324,10 +1319,8 @@ TEST_F(mem, mmap_two_mappings)
 	if (skip_no_mem(_metadata, self))
 		return;
 	for (k = 0; k < ARRAY_SIZE(kinds); k++) {
-		ASSERT_NE(0U, alloc_ok(_metadata, self->node.fd, kinds[k], len, 0, &off));
-		a = map_rw(_metadata, self, self->node.fd, off, len);
+		a = alloc_map(_metadata, self, self->node.fd, kinds[k], len, 0, NULL, &off);
 		b = map_rw(_metadata, self, self->node.fd, off, len);
-		ASSERT_NE(NULL, a);
 		ASSERT_NE(NULL, b);
 		ASSERT_NE(a, b);
 		fill(a, len, 3);
@@ -1348,9 +1341,7 @@ TEST_F(mem, mmap_page_range)
 	if (skip_no_mem(_metadata, self))
 		return;
 	for (k = 0; k < ARRAY_SIZE(kinds); k++) {
-		ASSERT_NE(0U, alloc_ok(_metadata, self->node.fd, kinds[k], len, 0, &off));
-		all = map_rw(_metadata, self, self->node.fd, off, len);
-		ASSERT_NE(NULL, all);
+		all = alloc_map(_metadata, self, self->node.fd, kinds[k], len, 0, NULL, &off);
 		fill(all, len, 5);
 		/* Pages 3..5, mapped first, then the last page. */
 		mid = map_rw(_metadata, self, self->node.fd, off + 3 * page, 3 * page);
@@ -1438,9 +1429,7 @@ TEST_F(mem, mmap_private)
 	if (skip_no_mem(_metadata, self))
 		return;
 	for (k = 0; k < ARRAY_SIZE(kinds); k++) {
-		ASSERT_NE(0U, alloc_ok(_metadata, self->node.fd, kinds[k], self->page, 0, &off));
-		expect_map_fails(_metadata, self, self->node.fd, off, self->page,
-				 PROT_READ, MAP_PRIVATE, EINVAL);
+		off = page_map_fails(_metadata, self, kinds[k], PROT_READ, MAP_PRIVATE, EINVAL);
 		expect_map_fails(_metadata, self, self->node.fd, off, self->page,
 				 PROT_READ | PROT_WRITE, MAP_PRIVATE, EINVAL);
 	}
@@ -1456,9 +1445,8 @@ TEST_F(mem, mmap_exec)
 	if (skip_no_mem(_metadata, self))
 		return;
 	for (k = 0; k < ARRAY_SIZE(kinds); k++) {
-		ASSERT_NE(0U, alloc_ok(_metadata, self->node.fd, kinds[k], self->page, 0, &off));
-		expect_map_fails(_metadata, self, self->node.fd, off, self->page,
-				 PROT_READ | PROT_EXEC, MAP_SHARED, EPERM);
+		off = page_map_fails(_metadata, self, kinds[k], PROT_READ | PROT_EXEC,
+				     MAP_SHARED, EPERM);
 		expect_map_fails(_metadata, self, self->node.fd, off, self->page,
 				 PROT_EXEC, MAP_SHARED, EPERM);
 		p = map_rw(_metadata, self, self->node.fd, off, self->page);
@@ -1478,9 +1466,7 @@ TEST_F(mem, mmap_readonly_file)
 
 	if (skip_no_mem(_metadata, self))
 		return;
-	fd = open_file(_metadata, self, O_RDONLY);
-	ASSERT_LE(0, fd);
-	ASSERT_NE(0U, alloc_ok(_metadata, fd, NEURON_MEM_DEVICE, self->page, 0, &off));
+	fd = readonly_file_page(_metadata, self, &off);
 	expect_map_fails(_metadata, self, fd, off, self->page, PROT_READ | PROT_WRITE,
 			 MAP_SHARED, EACCES);
 	expect_map_fails(_metadata, self, fd, off, self->page, PROT_WRITE,
@@ -1532,10 +1518,7 @@ TEST_F(mem, mapping_outlives_free)
 	for (k = 0; k < ARRAY_SIZE(kinds); k++) {
 		bool dev = kinds[k] == NEURON_MEM_DEVICE;
 
-		h = alloc_ok(_metadata, self->node.fd, kinds[k], len, 0, &off);
-		ASSERT_NE(0U, h);
-		p = map_rw(_metadata, self, self->node.fd, off, len);
-		ASSERT_NE(NULL, p);
+		p = alloc_map(_metadata, self, self->node.fd, kinds[k], len, 0, &h, &off);
 		fill(p, len, 7);
 		ASSERT_EQ(0, neuron_mem_free(self->node.fd, h));
 		/* The file's figures drop now, the device's do not. */
@@ -1556,19 +1539,13 @@ TEST_F(mem, mapping_outlives_close)
 {
 	size_t len = 4 * self->page;
 	unsigned char *hp, *dp;
-	__u64 hoff, doff;
 	int fd;
 
 	if (skip_no_mem(_metadata, self))
 		return;
 	fd = open_file(_metadata, self, O_RDWR);
-	ASSERT_LE(0, fd);
-	ASSERT_NE(0U, alloc_ok(_metadata, fd, NEURON_MEM_HOST, len, 0, &hoff));
-	ASSERT_NE(0U, alloc_ok(_metadata, fd, NEURON_MEM_DEVICE, 2 * len, 1, &doff));
-	hp = map_rw(_metadata, self, fd, hoff, len);
-	dp = map_rw(_metadata, self, fd, doff, 2 * len);
-	ASSERT_NE(NULL, hp);
-	ASSERT_NE(NULL, dp);
+	hp = alloc_map(_metadata, self, fd, NEURON_MEM_HOST, len, 0, NULL, NULL);
+	dp = alloc_map(_metadata, self, fd, NEURON_MEM_DEVICE, 2 * len, 1, NULL, NULL);
 	fill(hp, len, 9);
 	fill(dp, 2 * len, 10);
 	close_file(self, fd);
@@ -1593,15 +1570,11 @@ TEST_F(mem, mapping_partial_munmap)
 {
 	size_t page = self->page, len = 4 * page;
 	unsigned char *p;
-	__u64 off;
 	__u32 h;
 
 	if (skip_no_mem(_metadata, self))
 		return;
-	h = alloc_ok(_metadata, self->node.fd, NEURON_MEM_DEVICE, len, 0, &off);
-	ASSERT_NE(0U, h);
-	p = map_rw(_metadata, self, self->node.fd, off, len);
-	ASSERT_NE(NULL, p);
+	p = alloc_map(_metadata, self, self->node.fd, NEURON_MEM_DEVICE, len, 0, &h, NULL);
 	fill(p, len, 12);
 	ASSERT_EQ(0, munmap(p + page, 2 * page));
 	ASSERT_EQ(0, neuron_mem_free(self->node.fd, h));
@@ -1627,7 +1600,6 @@ TEST_F(mem, fork_shares_mappings)
 	unsigned int k;
 	pid_t pid;
 	char c;
-	__u64 off;
 	__u32 h;
 
 	if (skip_no_mem(_metadata, self))
@@ -1635,10 +1607,7 @@ TEST_F(mem, fork_shares_mappings)
 	for (k = 0; k < ARRAY_SIZE(kinds); k++) {
 		bool dev = kinds[k] == NEURON_MEM_DEVICE;
 
-		h = alloc_ok(_metadata, self->node.fd, kinds[k], len, 0, &off);
-		ASSERT_NE(0U, h);
-		p = map_rw(_metadata, self, self->node.fd, off, len);
-		ASSERT_NE(NULL, p);
+		p = alloc_map(_metadata, self, self->node.fd, kinds[k], len, 0, &h, NULL);
 		fill(p, len, 13);
 		ASSERT_EQ(0, pipe(go));
 		ASSERT_EQ(0, pipe(done));
@@ -1693,18 +1662,12 @@ TEST_F(mem, release_frees)
 	if (skip_no_mem(_metadata, self))
 		return;
 	fd = open_file(_metadata, self, O_RDWR);
-	ASSERT_LE(0, fd);
 	for (i = 0; i < 10; i++)
 		alloc_ok(_metadata, fd, kinds[i % 2], (i + 1) * self->page,
 			 i % self->info.nc_count, NULL);
 	expect_usage(_metadata, self, self->node.fd, 30 * self->page, 25 * self->page, 0, 0, 0);
 	close_file(self, fd);
-	expect_usage(_metadata, self, self->node.fd, 0, 0, 0, 0, 0);
-	{
-		struct neuron_mem_usage_buf b = usage_of(_metadata, self->node.fd);
-
-		EXPECT_EQ(0, memcmp(&self->base, &b, sizeof(b)));
-	}
+	expect_as_setup(_metadata, self);
 }
 
 /* A process that ends without freeing or unmapping leaves nothing behind. */
@@ -1760,21 +1723,20 @@ TEST_F(mem, remove_while_mapped)
 	if (skip_no_sim(_metadata, self))
 		return;
 	for (k = 0; k < ARRAY_SIZE(kinds); k++) {
-		h[k] = alloc_ok(_metadata, self->node.fd, kinds[k], len, 0, &off[k]);
-		ASSERT_NE(0U, h[k]);
-		p[k] = map_rw(_metadata, self, self->node.fd, off[k], len);
-		ASSERT_NE(NULL, p[k]);
+		p[k] = alloc_map(_metadata, self, self->node.fd, kinds[k], len, 0, &h[k],
+				 &off[k]);
 		fill(p[k], len, 16);
 	}
 	/* The host memory's handle is already freed, only the mapping is left. */
 	ASSERT_EQ(0, neuron_mem_free(self->node.fd, h[0]));
 	ASSERT_EQ(0, neuron_sim_remove(&self->node));
 	for (k = 0; k < ARRAY_SIZE(kinds); k++) {
-		EXPECT_EQ(SIGBUS, probe(p[k], &v, false)) TH_LOG("%s: read", kind_name(kinds[k]));
-		EXPECT_EQ(SIGBUS, probe(p[k] + len - 1, &v, false))
+		EXPECT_EQ(SIGBUS, neuron_probe(p[k], &v, false))
+			TH_LOG("%s: read", kind_name(kinds[k]));
+		EXPECT_EQ(SIGBUS, neuron_probe(p[k] + len - 1, &v, false))
 			TH_LOG("%s: read of the last byte", kind_name(kinds[k]));
 		v = 0x42;
-		EXPECT_EQ(SIGBUS, probe(p[k] + self->page, &v, true))
+		EXPECT_EQ(SIGBUS, neuron_probe(p[k] + self->page, &v, true))
 			TH_LOG("%s: write", kind_name(kinds[k]));
 	}
 	EXPECT_EQ(-ENODEV, neuron_mem_alloc(self->node.fd, NEURON_MEM_HOST, self->page, 0, &a));
@@ -1809,23 +1771,19 @@ TEST_F(mem, remove_after_close)
 {
 	size_t len = 2 * self->page;
 	unsigned char *p, v;
-	__u64 off;
 	int fd;
 
 	if (skip_no_sim(_metadata, self))
 		return;
 	fd = open_file(_metadata, self, O_RDWR);
-	ASSERT_LE(0, fd);
-	ASSERT_NE(0U, alloc_ok(_metadata, fd, NEURON_MEM_DEVICE, len, 0, &off));
-	p = map_rw(_metadata, self, fd, off, len);
-	ASSERT_NE(NULL, p);
+	p = alloc_map(_metadata, self, fd, NEURON_MEM_DEVICE, len, 0, NULL, NULL);
 	fill(p, len, 17);
 	close_file(self, fd);
 	EXPECT_TRUE(check_fill(p, len, 17, 0));
 	close(self->node.fd);
 	self->node.fd = -1;
 	ASSERT_EQ(0, neuron_sim_remove(&self->node));
-	EXPECT_EQ(SIGBUS, probe(p, &v, false));
+	EXPECT_EQ(SIGBUS, neuron_probe(p, &v, false));
 	EXPECT_EQ(0, unmap(self, p, len));
 }
 
@@ -1848,9 +1806,7 @@ TEST_F(mem, fixed_mmap_readonly_shared)
 
 	if (skip_no_mem(_metadata, self))
 		return;
-	fd = open_file(_metadata, self, O_RDONLY);
-	ASSERT_LE(0, fd);
-	ASSERT_NE(0U, alloc_ok(_metadata, fd, NEURON_MEM_DEVICE, self->page, 0, &off));
+	fd = readonly_file_page(_metadata, self, &off);
 	p = map_at(self, fd, off, self->page, PROT_READ, MAP_SHARED);
 	ASSERT_NE(MAP_FAILED, p) TH_LOG("mmap PROT_READ MAP_SHARED: %s", strerror(errno));
 	EXPECT_EQ(0, p[0]);
@@ -1998,12 +1954,7 @@ TEST_F_TIMEOUT(mem, threads_alloc_free, 120)
 		EXPECT_EQ((unsigned long)ITERATIONS, w[i].allocs) TH_LOG("thread %u", i);
 	}
 	pthread_barrier_destroy(&start);
-	expect_usage(_metadata, self, self->node.fd, 0, 0, 0, 0, 0);
-	{
-		struct neuron_mem_usage_buf b = usage_of(_metadata, self->node.fd);
-
-		EXPECT_EQ(0, memcmp(&self->base, &b, sizeof(b)));
-	}
+	expect_as_setup(_metadata, self);
 }
 
 /*

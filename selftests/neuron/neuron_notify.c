@@ -13,8 +13,6 @@
  */
 #include <poll.h>
 #include <pthread.h>
-#include <setjmp.h>
-#include <signal.h>
 #include <stdint.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -35,17 +33,9 @@ FIXTURE(notify) {
 	size_t page;
 };
 
-FIXTURE_VARIANT(notify) {
-	const char *arch;
-};
-
-FIXTURE_VARIANT_ADD(notify, v2) {
-	.arch = "v2",
-};
-
-FIXTURE_VARIANT_ADD(notify, v3) {
-	.arch = "v3",
-};
+FIXTURE_VARIANT(notify) NEURON_ARCH_VARIANT;
+FIXTURE_VARIANT_ADD(notify, v2) NEURON_ARCH_V2_VARIANT;
+FIXTURE_VARIANT_ADD(notify, v3) NEURON_ARCH_V3_VARIANT;
 
 /*
  * The tests post notifications through the simulated device: they need
@@ -54,7 +44,7 @@ FIXTURE_VARIANT_ADD(notify, v3) {
 FIXTURE_SETUP(notify)
 {
 	self->page = sysconf(_SC_PAGESIZE);
-	neuron_setup_node(_metadata, &self->node, variant->arch, 0);
+	neuron_setup_node(_metadata, &self->node, variant->name, 0);
 	ASSERT_EQ(0, neuron_query_info(self->node.fd, &self->info, NULL));
 	if (!self->node.created || !(self->info.caps & NEURON_CAP_NOTIFY)) {
 		neuron_node_release(&self->node);
@@ -264,38 +254,6 @@ static unsigned int check_entries(struct __test_metadata *_metadata,
 			       data0 + (i - from));
 	}
 	return bad;
-}
-
-/* ---- SIGBUS/SIGSEGV probing ---- */
-
-static sigjmp_buf probe_env;
-
-static void probe_handler(int sig)
-{
-	siglongjmp(probe_env, sig);
-}
-
-/* Read (or write) the byte at @p: 0, or the signal the access raised. */
-static int probe(unsigned char *p, bool store)
-{
-	struct sigaction sa, old_bus, old_segv;
-	int sig;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = probe_handler;
-	sigaction(SIGBUS, &sa, &old_bus);
-	sigaction(SIGSEGV, &sa, &old_segv);
-	sig = sigsetjmp(probe_env, 1);
-	if (!sig) {
-		/* Atomic accesses: the compiler may not drop them. */
-		if (store)
-			__atomic_store_n(p, 0x5a, __ATOMIC_RELAXED);
-		else
-			(void)__atomic_load_n(p, __ATOMIC_RELAXED);
-	}
-	sigaction(SIGBUS, &old_bus, NULL);
-	sigaction(SIGSEGV, &old_segv, NULL);
-	return sig;
 }
 
 /* ---- capability and SETUP ---- */
@@ -575,7 +533,7 @@ TEST_F(notify, inject_without_queue)
 TEST_F(notify, mmap_read_only)
 {
 	struct neuron_notify_setup s;
-	unsigned char *p;
+	unsigned char *p, v = 0x5a;
 	int memfd;
 
 	setup_prep(&s, 0, NEURON_NOTIFY_EVENT, 64);
@@ -607,8 +565,8 @@ TEST_F(notify, mmap_read_only)
 	EXPECT_EQ(-1, mprotect(p, s.mmap_size, PROT_READ | PROT_WRITE));
 	EXPECT_EQ(EACCES, errno);
 	EXPECT_EQ(-1, mprotect(p, s.mmap_size, PROT_READ | PROT_EXEC));
-	EXPECT_EQ(SIGSEGV, probe(p, true));
-	EXPECT_EQ(SIGSEGV, probe(p + NEURON_NOTIFY_ENTRY_OFFSET, true));
+	EXPECT_EQ(SIGSEGV, neuron_probe(p, &v, true));
+	EXPECT_EQ(SIGSEGV, neuron_probe(p + NEURON_NOTIFY_ENTRY_OFFSET, &v, true));
 	/* Nor through /proc/self/mem (a forced write). */
 	memfd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
 	if (memfd >= 0) {
@@ -625,7 +583,7 @@ TEST_F(notify, mmap_read_only)
 	p = mmap(NULL, self->page, PROT_READ, MAP_SHARED, self->node.fd,
 		 s.mmap_offset + s.mmap_size - self->page);
 	ASSERT_NE(MAP_FAILED, p);
-	EXPECT_EQ(0, probe(p, false));
+	EXPECT_EQ(0, neuron_probe(p, &v, false));
 	EXPECT_EQ(0, munmap(p, self->page));
 }
 
@@ -897,12 +855,26 @@ static void alarm_handler(int sig)
 }
 
 /*
+ * Arm an alarm in 100 ms and wait for an event of NC 0 until @ms from now
+ * (@deadline): the result of the wait. alarms counts the signals.
+ */
+static int wait_alarmed(struct __test_metadata *_metadata, int fd, long long ms,
+			long long *deadline)
+{
+	struct itimerval it = { .it_value = { 0, 100000 } };
+
+	__atomic_store_n(&alarms, 0, __ATOMIC_RELAXED);
+	*deadline = now_ns() + ms * NSEC_PER_MSEC;
+	ASSERT_EQ(0, setitimer(ITIMER_REAL, &it, NULL));
+	return wait_q(fd, 0, NEURON_NOTIFY_EVENT, 0, *deadline, NULL, NULL);
+}
+
+/*
  * A signal: without SA_RESTART the wait ends with EINTR; with it the call
  * restarts with the same absolute deadline and ends there with ETIME.
  */
 TEST_F(notify, wait_signal)
 {
-	struct itimerval it = { .it_value = { 0, 100000 } };
 	struct sigaction sa, old;
 	long long deadline;
 	int err;
@@ -911,20 +883,14 @@ TEST_F(notify, wait_signal)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = alarm_handler;
 	ASSERT_EQ(0, sigaction(SIGALRM, &sa, &old));
-	__atomic_store_n(&alarms, 0, __ATOMIC_RELAXED);
-	deadline = now_ns() + 5000 * NSEC_PER_MSEC;
-	ASSERT_EQ(0, setitimer(ITIMER_REAL, &it, NULL));
-	err = wait_q(self->node.fd, 0, NEURON_NOTIFY_EVENT, 0, deadline, NULL, NULL);
+	err = wait_alarmed(_metadata, self->node.fd, 5000, &deadline);
 	EXPECT_EQ(-EINTR, err);
 	EXPECT_EQ(1, __atomic_load_n(&alarms, __ATOMIC_RELAXED));
 	EXPECT_GT(deadline, now_ns());
 
 	sa.sa_flags = SA_RESTART;
 	ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));
-	__atomic_store_n(&alarms, 0, __ATOMIC_RELAXED);
-	deadline = now_ns() + 600 * NSEC_PER_MSEC;
-	ASSERT_EQ(0, setitimer(ITIMER_REAL, &it, NULL));
-	err = wait_q(self->node.fd, 0, NEURON_NOTIFY_EVENT, 0, deadline, NULL, NULL);
+	err = wait_alarmed(_metadata, self->node.fd, 600, &deadline);
 	EXPECT_EQ(-ETIME, err);
 	EXPECT_EQ(1, __atomic_load_n(&alarms, __ATOMIC_RELAXED));
 	EXPECT_LE(deadline, now_ns());
@@ -936,7 +902,7 @@ TEST_F(notify, wait_signal)
 TEST_F(notify, eventfd_epoll)
 {
 	struct epoll_event ev = { .events = EPOLLIN }, out;
-	uint64_t count = 0;
+	__u64 count = 0;
 	int efd, ep;
 	struct ring r;
 
@@ -1080,7 +1046,7 @@ TEST_F(notify, remove_while_waiting)
 /* Removal with an eventfd: epoll users are told to look (and get ENODEV). */
 TEST_F(notify, remove_signals_eventfd)
 {
-	uint64_t count = 0;
+	__u64 count = 0;
 	struct pollfd pfd;
 	int efd;
 
@@ -1101,6 +1067,7 @@ TEST_F(notify, remove_signals_eventfd)
 TEST_F(notify, remove_while_mapped)
 {
 	struct ring r, r2;
+	unsigned char v;
 	void *p;
 
 	ring_open(_metadata, self->node.fd, 0, NEURON_NOTIFY_COMPLETION, 16, -1, &r);
@@ -1110,9 +1077,10 @@ TEST_F(notify, remove_while_mapped)
 	ring_open(_metadata, self->node.fd, 0, NEURON_NOTIFY_EVENT, 16, -1, &r2);
 	EXPECT_EQ(0, teardown_q(self->node.fd, 0, r2.type));
 	ASSERT_EQ(0, neuron_sim_remove(&self->node));
-	EXPECT_EQ(SIGBUS, probe(r.map, false));
-	EXPECT_EQ(SIGBUS, probe((unsigned char *)r.map + NEURON_NOTIFY_ENTRY_OFFSET, false));
-	EXPECT_EQ(SIGBUS, probe(r2.map, false));
+	EXPECT_EQ(SIGBUS, neuron_probe(r.map, &v, false));
+	EXPECT_EQ(SIGBUS, neuron_probe((unsigned char *)r.map + NEURON_NOTIFY_ENTRY_OFFSET,
+				       &v, false));
+	EXPECT_EQ(SIGBUS, neuron_probe(r2.map, &v, false));
 	p = mmap(NULL, r.size, PROT_READ, MAP_SHARED, self->node.fd, r.off);
 	EXPECT_EQ(MAP_FAILED, p);
 	EXPECT_EQ(ENODEV, errno);

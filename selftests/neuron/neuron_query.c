@@ -187,49 +187,38 @@ static void expect_rejected(struct __test_metadata *_metadata, int fd,
 	EXPECT_TRUE(all_canary(buf, sizeof(buf)));
 }
 
+/* A QUERY_DEVICE that @tweak of its struct q made invalid: rejected. */
+#define EXPECT_QUERY_EINVAL(tweak) do { \
+	struct neuron_query q; \
+	neuron_query_prep(&q, NEURON_QUERY_DEVICE, NULL, 0); \
+	tweak; \
+	expect_rejected(_metadata, self->node.fd, &q, EINVAL); \
+} while (0)
+
 TEST_F(query, flags_nonzero)
 {
-	struct neuron_query q;
 	unsigned int bit;
 
-	for (bit = 0; bit < 32; bit += 31) {
-		neuron_query_prep(&q, NEURON_QUERY_DEVICE, NULL, 0);
-		q.flags = 1u << bit;
-		expect_rejected(_metadata, self->node.fd, &q, EINVAL);
-	}
+	for (bit = 0; bit < 32; bit += 31)
+		EXPECT_QUERY_EINVAL(q.flags = 1u << bit);
 }
 
 TEST_F(query, pad_nonzero)
 {
-	struct neuron_query q;
-
-	neuron_query_prep(&q, NEURON_QUERY_DEVICE, NULL, 0);
-	q.pad = 1;
-	expect_rejected(_metadata, self->node.fd, &q, EINVAL);
-	q.pad = 0x80000000u;
-	expect_rejected(_metadata, self->node.fd, &q, EINVAL);
+	EXPECT_QUERY_EINVAL(q.pad = 1);
+	EXPECT_QUERY_EINVAL(q.pad = 0x80000000u);
 }
 
 TEST_F(query, reserved0_nonzero)
 {
-	struct neuron_query q;
-
-	neuron_query_prep(&q, NEURON_QUERY_DEVICE, NULL, 0);
-	q.reserved[0] = 1;
-	expect_rejected(_metadata, self->node.fd, &q, EINVAL);
-	q.reserved[0] = 1ull << 63;
-	expect_rejected(_metadata, self->node.fd, &q, EINVAL);
+	EXPECT_QUERY_EINVAL(q.reserved[0] = 1);
+	EXPECT_QUERY_EINVAL(q.reserved[0] = 1ull << 63);
 }
 
 TEST_F(query, reserved1_nonzero)
 {
-	struct neuron_query q;
-
-	neuron_query_prep(&q, NEURON_QUERY_DEVICE, NULL, 0);
-	q.reserved[1] = 1;
-	expect_rejected(_metadata, self->node.fd, &q, EINVAL);
-	q.reserved[1] = 1ull << 63;
-	expect_rejected(_metadata, self->node.fd, &q, EINVAL);
+	EXPECT_QUERY_EINVAL(q.reserved[1] = 1);
+	EXPECT_QUERY_EINVAL(q.reserved[1] = 1ull << 63);
 }
 
 TEST_F(query, unknown_op)

@@ -17,6 +17,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +62,17 @@ static const struct neuron_geometry neuron_geometries[] = {
 	{ NEURON_ARCH_V2, "v2", 2, 34, 16, 2, 256, 256 },
 	{ NEURON_ARCH_V3, "v3", 8, 132, 16, 4, 256, 256 },
 };
+
+/*
+ * The per-arch variants of a fixture F, one per arch with memory:
+ *	FIXTURE_VARIANT(F) NEURON_ARCH_VARIANT;
+ *	FIXTURE_VARIANT_ADD(F, v2) NEURON_ARCH_V2_VARIANT;
+ *	FIXTURE_VARIANT_ADD(F, v3) NEURON_ARCH_V3_VARIANT;
+ * give variant->arch (NEURON_ARCH_V2, _V3) and variant->name ("v2", "v3").
+ */
+#define NEURON_ARCH_VARIANT	{ __u32 arch; const char *name; }
+#define NEURON_ARCH_V2_VARIANT	{ .arch = NEURON_ARCH_V2, .name = "v2" }
+#define NEURON_ARCH_V3_VARIANT	{ .arch = NEURON_ARCH_V3, .name = "v3" }
 
 static inline const struct neuron_geometry *neuron_geometry_of(__u32 arch)
 {
@@ -426,19 +439,29 @@ static inline void neuron_query_prep(struct neuron_query *q, __u32 op,
 	q->size = size;
 }
 
-/* NEURON_QUERY_DEVICE into @info: 0 or -errno; @size gets the answer size. */
-static inline int neuron_query_info(int fd, struct neuron_device_info *info,
+/*
+ * QUERY @op into @buf of @len bytes (zeroed first): 0 or -errno; @size
+ * (unless NULL) gets the size of the answer.
+ */
+static inline int neuron_query_into(int fd, __u32 op, void *buf, __u32 len,
 				    __u32 *size)
 {
 	struct neuron_query q;
 	int err;
 
-	memset(info, 0, sizeof(*info));
-	neuron_query_prep(&q, NEURON_QUERY_DEVICE, info, sizeof(*info));
+	memset(buf, 0, len);
+	neuron_query_prep(&q, op, buf, len);
 	err = neuron_ioctl(fd, NEURON_IOCTL_QUERY, &q);
 	if (!err && size)
 		*size = q.size;
 	return err;
+}
+
+/* NEURON_QUERY_DEVICE into @info: 0 or -errno; @size gets the answer size. */
+static inline int neuron_query_info(int fd, struct neuron_device_info *info,
+				    __u32 *size)
+{
+	return neuron_query_into(fd, NEURON_QUERY_DEVICE, info, sizeof(*info), size);
 }
 
 /* True if the string field @s of @len bytes is NUL-terminated. */
@@ -508,6 +531,41 @@ static inline void neuron_require_sim(struct __test_metadata *_metadata)
 				  NEURON_SIM_BUS);
 }
 
+/* ---- probing mapped memory ---- */
+
+static sigjmp_buf neuron_probe_env;
+
+static inline void neuron_probe_handler(int sig)
+{
+	siglongjmp(neuron_probe_env, sig);
+}
+
+/*
+ * Read the byte at @p into *@val (or, with @store, write *@val to it): 0, or
+ * the signal the access raised (SIGBUS, SIGSEGV).
+ */
+static inline int neuron_probe(unsigned char *p, unsigned char *val, bool store)
+{
+	struct sigaction sa, old_bus, old_segv;
+	int sig;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = neuron_probe_handler;
+	sigaction(SIGBUS, &sa, &old_bus);
+	sigaction(SIGSEGV, &sa, &old_segv);
+	sig = sigsetjmp(neuron_probe_env, 1);
+	if (!sig) {
+		/* Atomic accesses: the compiler may not drop or merge them. */
+		if (store)
+			__atomic_store_n(p, *val, __ATOMIC_RELAXED);
+		else
+			*val = __atomic_load_n(p, __ATOMIC_RELAXED);
+	}
+	sigaction(SIGBUS, &old_bus, NULL);
+	sigaction(SIGSEGV, &old_segv, NULL);
+	return sig;
+}
+
 /* ---- memory (NEURON_CAP_MEM) ---- */
 
 /* More per-NC entries than any arch has (NEURON_QUERY_MEM_USAGE). */
@@ -523,15 +581,7 @@ struct neuron_mem_usage_buf {
 static inline int neuron_query_mem_usage(int fd, struct neuron_mem_usage_buf *b,
 					 __u32 *size)
 {
-	struct neuron_query q;
-	int err;
-
-	memset(b, 0, sizeof(*b));
-	neuron_query_prep(&q, NEURON_QUERY_MEM_USAGE, b, sizeof(*b));
-	err = neuron_ioctl(fd, NEURON_IOCTL_QUERY, &q);
-	if (!err && size)
-		*size = q.size;
-	return err;
+	return neuron_query_into(fd, NEURON_QUERY_MEM_USAGE, b, sizeof(*b), size);
 }
 
 /*

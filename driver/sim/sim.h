@@ -103,5 +103,8 @@ int neuron_sim_iommu_write(struct neuron_sim_iommu *mmu, u64 iova,
 int neuron_sim_iommu_read(struct neuron_sim_iommu *mmu, u64 iova, void *dst,
 			  size_t len);
 struct page *neuron_sim_iommu_page(struct neuron_sim_iommu *mmu, u64 iova);
+struct neuron_sim_map;
+struct page *neuron_sim_iommu_page_locked(struct neuron_sim_iommu *mmu, u64 iova,
+					  struct neuron_sim_map **cache);
 
 #endif /* _NEURON_SIM_H */

@@ -65,29 +65,42 @@ struct neuron_sim_dma {
 	u32 fail_next;
 };
 
-/* The page behind device address @addr: DRAM below, IOMMU above. */
-static struct page *neuron_sim_page(struct neuron_sim_dev *sd, u64 addr)
+/*
+ * The page behind device address @addr: DRAM below, IOMMU above (its lock
+ * held; @map caches the last mapping).
+ */
+static struct page *neuron_sim_page(struct neuron_sim_dev *sd, u64 addr,
+				    struct neuron_sim_map **map)
 {
 	if (addr < NEURON_SIM_IOVA_BASE) {
 		if (addr >= sd->nd->dram_size)
 			return NULL;
 		return xa_load(&sd->dram, addr >> PAGE_SHIFT);
 	}
-	return neuron_sim_iommu_page(&sd->iommu, addr);
+	return neuron_sim_iommu_page_locked(&sd->iommu, addr, map);
 }
 
-/* Move @len bytes from @src to @dst, both device addresses. */
+/*
+ * Move @len bytes from @src to @dst, both device addresses. The IOMMU lock
+ * is held throughout: no mapping goes (and no page is freed) mid-copy.
+ */
 static int neuron_sim_move(struct neuron_sim_dev *sd, u64 src, u64 dst, u32 len)
 {
+	struct neuron_sim_map *smap = NULL, *dmap = NULL;
+	int ret = 0;
+
+	mutex_lock(&sd->iommu.lock);
 	while (len) {
 		u32 n = min3(len, (u32)(PAGE_SIZE - offset_in_page(src)),
 			     (u32)(PAGE_SIZE - offset_in_page(dst)));
-		struct page *sp = neuron_sim_page(sd, src);
-		struct page *dp = neuron_sim_page(sd, dst);
+		struct page *sp = neuron_sim_page(sd, src, &smap);
+		struct page *dp = neuron_sim_page(sd, dst, &dmap);
 		void *s, *d;
 
-		if (!sp || !dp)
-			return NEURON_DMA_ERR_ADDR;
+		if (!sp || !dp) {
+			ret = NEURON_DMA_ERR_ADDR;
+			break;
+		}
 		d = kmap_local_page(dp);
 		s = kmap_local_page(sp);
 		memcpy(d + offset_in_page(dst), s + offset_in_page(src), n);
@@ -97,7 +110,8 @@ static int neuron_sim_move(struct neuron_sim_dev *sd, u64 src, u64 dst, u32 len)
 		dst += n;
 		len -= n;
 	}
-	return 0;
+	mutex_unlock(&sd->iommu.lock);
+	return ret;
 }
 
 /* Read descriptor @idx of the ring at @ring_iova. */

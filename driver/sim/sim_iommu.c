@@ -85,21 +85,43 @@ void neuron_sim_iommu_unmap(struct neuron_sim_iommu *mmu, u64 iova)
 	kfree(map);
 }
 
-/* The page behind an IOVA, or NULL if it is not mapped. */
-struct page *neuron_sim_iommu_page(struct neuron_sim_iommu *mmu, u64 iova)
+/**
+ * neuron_sim_iommu_page_locked() - the page behind an IOVA
+ * @mmu: the IOMMU, its lock held (mappings cannot go meanwhile).
+ * @iova: the address.
+ * @cache: the mapping found last, or NULL; a walk over the pages of one
+ *	mapping then looks it up once.
+ *
+ * Return: the page, or NULL if @iova is not mapped.
+ */
+struct page *neuron_sim_iommu_page_locked(struct neuron_sim_iommu *mmu, u64 iova,
+					  struct neuron_sim_map **cache)
 {
-	struct neuron_sim_map *map;
-	struct page *page = NULL;
+	struct neuron_sim_map *map = *cache;
 	unsigned long pfn;
 
+	lockdep_assert_held(&mmu->lock);
 	if (iova < NEURON_SIM_IOVA_BASE ||
 	    iova - NEURON_SIM_IOVA_BASE >= NEURON_SIM_IOVA_SIZE)
 		return NULL;
 	pfn = iova >> PAGE_SHIFT;
+	if (!map || pfn < map->first || pfn - map->first >= map->npages) {
+		map = mtree_load(&mmu->maps, pfn);
+		*cache = map;
+		if (!map)
+			return NULL;
+	}
+	return map->pages[pfn - map->first];
+}
+
+/* The page behind an IOVA, or NULL if it is not mapped. */
+struct page *neuron_sim_iommu_page(struct neuron_sim_iommu *mmu, u64 iova)
+{
+	struct neuron_sim_map *map = NULL;
+	struct page *page;
+
 	mutex_lock(&mmu->lock);
-	map = mtree_load(&mmu->maps, pfn);
-	if (map)
-		page = map->pages[pfn - map->first];
+	page = neuron_sim_iommu_page_locked(mmu, iova, &map);
 	mutex_unlock(&mmu->lock);
 	return page;
 }

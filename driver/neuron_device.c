@@ -73,6 +73,7 @@ struct neuron_device *neuron_device_create(const struct neuron_device_desc *desc
 	nd->sim_id = desc->sim_id;
 	nd->dram_size = desc->dram_size;
 	nd->backend = desc->backend;
+	neuron_query_device(nd, &nd->info);
 	neuron_device_mem_init(nd);
 	mutex_init(&nd->dma_lock);
 

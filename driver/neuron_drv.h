@@ -66,6 +66,8 @@ struct neuron_mem_counter {
  * @pdev: the PCI device for silicon, NULL when simulated.
  * @sim_id: ID of a simulated device.
  * @dram_size: device memory in bytes.
+ * @info: the answer of NEURON_QUERY_DEVICE, made once at creation (none of
+ *	it changes).
  * @backend: private data of the backend (PCI or simulator).
  * @parent: the PCI or simulated device, referenced until the release.
  * @inode: anonymous inode whose mapping every open file uses, so that
@@ -89,6 +91,7 @@ struct neuron_device {
 	struct pci_dev *pdev;
 	u32 sim_id;
 	u64 dram_size;
+	struct neuron_device_info info;
 	void *backend;
 	struct device *parent;
 	struct inode *inode;
@@ -228,8 +231,6 @@ struct neuron_ioctl_desc {
 #if IS_ENABLED(CONFIG_KUNIT)
 const struct neuron_ioctl_desc *neuron_ioctl_lookup(unsigned int cmd);
 int neuron_query_check(const struct neuron_query *q);
-void neuron_query_device(struct neuron_device *nd,
-			 struct neuron_device_info *info);
 int neuron_sim_parse(char *spec, char sep, const struct ndhal **hal,
 		     u32 *mem_mb);
 int neuron_mem_check(const struct neuron_mem_alloc *a,
@@ -241,6 +242,8 @@ void neuron_dram_unplace(struct neuron_device *nd, struct neuron_mem *mem);
 #endif
 
 /* neuron_query.c */
+void neuron_query_device(struct neuron_device *nd,
+			 struct neuron_device_info *info);
 int neuron_ioctl_query(struct neuron_file *nf, void *arg);
 
 /* neuron_mem.c */

@@ -32,9 +32,9 @@ static int neuron_query_answer(struct neuron_query *q, const void *answer,
 	return 0;
 }
 
-/* Fill the answer of NEURON_QUERY_DEVICE. */
-VISIBLE_IF_KUNIT void neuron_query_device(struct neuron_device *nd,
-					  struct neuron_device_info *info)
+/* Fill the answer of NEURON_QUERY_DEVICE (once, at device creation). */
+void neuron_query_device(struct neuron_device *nd,
+			 struct neuron_device_info *info)
 {
 	const struct ndhal_arch *arch = nd->hal->arch;
 
@@ -82,37 +82,35 @@ VISIBLE_IF_KUNIT int neuron_query_check(const struct neuron_query *q)
 }
 EXPORT_SYMBOL_IF_KUNIT(neuron_query_check);
 
-/* Fill the answer of NEURON_QUERY_MEM_USAGE; returns its size. */
-static u32 neuron_query_mem_usage(struct neuron_file *nf,
-				  struct neuron_mem_usage *u,
-				  struct neuron_mem_usage_nc *nc)
+/* Answer NEURON_QUERY_MEM_USAGE (its own frame: zeroed only when used). */
+static noinline int neuron_query_mem_usage(struct neuron_file *nf,
+					   struct neuron_query *q)
 {
 	struct neuron_device *nd = nf->nd;
 	u32 i, count = nd->hal->arch->nc_count;
+	struct {
+		struct neuron_mem_usage u;
+		struct neuron_mem_usage_nc nc[NEURON_MAX_NC];
+	} usage;
 
-	memset(u, 0, sizeof(*u));
-	u->device_bytes = atomic64_read(&nd->usage.device);
-	u->host_bytes = atomic64_read(&nd->usage.host);
-	u->file_device_bytes = atomic64_read(&nf->usage.device);
-	u->file_host_bytes = atomic64_read(&nf->usage.host);
-	u->file_handles = atomic64_read(&nf->nhandles);
-	u->nc_count = count;
+	memset(&usage.u, 0, sizeof(usage.u));
+	usage.u.device_bytes = atomic64_read(&nd->usage.device);
+	usage.u.host_bytes = atomic64_read(&nd->usage.host);
+	usage.u.file_device_bytes = atomic64_read(&nf->usage.device);
+	usage.u.file_host_bytes = atomic64_read(&nf->usage.host);
+	usage.u.file_handles = atomic64_read(&nf->nhandles);
+	usage.u.nc_count = count;
 	for (i = 0; i < count; i++) {
-		nc[i].device_bytes = atomic64_read(&nd->nc_usage[i].device);
-		nc[i].host_bytes = atomic64_read(&nd->nc_usage[i].host);
+		usage.nc[i].device_bytes = atomic64_read(&nd->nc_usage[i].device);
+		usage.nc[i].host_bytes = atomic64_read(&nd->nc_usage[i].host);
 	}
-	return sizeof(*u) + count * sizeof(*nc);
+	return neuron_query_answer(q, &usage,
+				   sizeof(usage.u) + count * sizeof(usage.nc[0]));
 }
 
 int neuron_ioctl_query(struct neuron_file *nf, void *arg)
 {
 	struct neuron_query *q = arg;
-	struct neuron_device_info info;
-	struct {
-		struct neuron_mem_usage u;
-		struct neuron_mem_usage_nc nc[NEURON_MAX_NC];
-	} usage;
-	u32 len;
 	int ret;
 
 	ret = neuron_query_check(q);
@@ -121,11 +119,9 @@ int neuron_ioctl_query(struct neuron_file *nf, void *arg)
 
 	switch (q->op) {
 	case NEURON_QUERY_DEVICE:
-		neuron_query_device(nf->nd, &info);
-		return neuron_query_answer(q, &info, sizeof(info));
+		return neuron_query_answer(q, &nf->nd->info, sizeof(nf->nd->info));
 	case NEURON_QUERY_MEM_USAGE:
-		len = neuron_query_mem_usage(nf, &usage.u, usage.nc);
-		return neuron_query_answer(q, &usage, len);
+		return neuron_query_mem_usage(nf, q);
 	}
 	return -EINVAL;
 }

@@ -36,17 +36,9 @@ FIXTURE(copy) {
 	__u64 size;
 };
 
-FIXTURE_VARIANT(copy) {
-	const char *name;
-};
-
-FIXTURE_VARIANT_ADD(copy, v2) {
-	.name = "v2",
-};
-
-FIXTURE_VARIANT_ADD(copy, v3) {
-	.name = "v3",
-};
+FIXTURE_VARIANT(copy) NEURON_ARCH_VARIANT;
+FIXTURE_VARIANT_ADD(copy, v2) NEURON_ARCH_V2_VARIANT;
+FIXTURE_VARIANT_ADD(copy, v3) NEURON_ARCH_V3_VARIANT;
 
 static __u32 alloc_or_die(struct __test_metadata *_metadata, int fd, __u32 kind,
 			  __u64 size, __u64 *off)

@@ -11,9 +11,12 @@
  * nf->reqs until WAIT collects it or the file is released; at most
  * NEURON_MAX_ASYNC of them at a time.
  */
+#include <linux/capability.h>
 #include <linux/highmem.h>
 #include <linux/hrtimer.h>
 #include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/wait.h>
 #include <kunit/visibility.h>
@@ -241,10 +244,31 @@ static int neuron_copy_user_sync(struct neuron_file *nf, struct neuron_mem *mem,
 }
 
 /*
+ * Charge @npages pinned pages to the caller's pinned_vm (VmPin), within
+ * RLIMIT_MEMLOCK unless it has CAP_IPC_LOCK; @req returns them when it
+ * drops its pages.
+ */
+static int neuron_copy_charge(struct neuron_dma_req *req, unsigned long npages)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	struct mm_struct *mm = current->mm;
+
+	if (atomic64_add_return(npages, &mm->pinned_vm) > limit &&
+	    !capable(CAP_IPC_LOCK)) {
+		atomic64_sub(npages, &mm->pinned_vm);
+		return -ENOMEM;
+	}
+	mmgrab(mm);
+	req->pin_mm = mm;
+	req->pin_charged = npages;
+	return 0;
+}
+
+/*
  * Asynchronously: the call returns before the device is done, so the whole
- * range is pinned at once, charged to the caller's RLIMIT_MEMLOCK (unless
- * it has CAP_IPC_LOCK) until the request retires. It is one request in one
- * submission: a queue reset cannot fall between its parts.
+ * range is pinned at once and charged (neuron_copy_charge()) until the
+ * request retires. It is one request in one submission: a queue reset
+ * cannot fall between its parts.
  */
 static int neuron_copy_user_async(struct neuron_file *nf, struct neuron_mem *mem,
 				  struct neuron_dma_queue *q, u64 dev,
@@ -260,21 +284,16 @@ static int neuron_copy_user_async(struct neuron_file *nf, struct neuron_mem *mem
 	req = neuron_copy_req(nf->nd, mem);
 	if (!req)
 		return -ENOMEM;
-	ret = account_locked_vm(current->mm, npages, true);
-	if (ret)
-		goto err;
-	mmgrab(current->mm);
-	req->locked_mm = current->mm;
-	req->locked = npages;
-	ret = neuron_copy_pin(nf->nd, req, uaddr, c->size, to_user);
-	if (ret)
-		goto err;
+	ret = neuron_copy_charge(req, npages);
+	if (!ret)
+		ret = neuron_copy_pin(nf->nd, req, uaddr, c->size, to_user);
+	if (ret) {
+		neuron_dma_req_put(req);
+		return ret;
+	}
 	seg.src = to_user ? dev : req->iova + offset_in_page(uaddr);
 	seg.dst = to_user ? req->iova + offset_in_page(uaddr) : dev;
 	return neuron_copy_run(nf, q, req, &seg, true, &c->seqno);
-err:
-	neuron_dma_req_put(req);
-	return ret;
 }
 
 /* Between user memory and an object. */

@@ -35,10 +35,10 @@ struct neuron_dma_req *neuron_dma_req_alloc(struct neuron_device *nd)
 
 /*
  * Drop what the transfer used: the device mapping, pinned or allocated
- * pages and their RLIMIT_MEMLOCK charge, the memory objects. Done when the
+ * pages and their charge to pinned_vm, the memory objects. Done when the
  * request retires (so an asynchronous call not yet collected by WAIT pins
  * nothing), or at the last put for a request that never reached the
- * engine. Sleeps (mmap lock of the charged address space).
+ * engine.
  */
 static void neuron_dma_req_drop(struct neuron_dma_req *req)
 {
@@ -56,10 +56,10 @@ static void neuron_dma_req_drop(struct neuron_dma_req *req)
 	}
 	req->pages = NULL;
 	req->pinned = false;
-	if (req->locked_mm) {
-		account_locked_vm(req->locked_mm, req->locked, false);
-		mmdrop(req->locked_mm);
-		req->locked_mm = NULL;
+	if (req->pin_mm) {
+		atomic64_sub(req->pin_charged, &req->pin_mm->pinned_vm);
+		mmdrop(req->pin_mm);
+		req->pin_mm = NULL;
 	}
 	for (i = 0; i < ARRAY_SIZE(req->mem); i++) {
 		if (req->mem[i])

@@ -81,9 +81,9 @@ struct neuron_dma_seg {
  * @pinned: @pages are pinned user pages (else driver-allocated).
  * @dirty: the device wrote @pages.
  * @iova: device address of @pages, 0 when not mapped.
- * @locked_mm: the address space whose locked_vm holds @locked pages of
+ * @pin_mm: the address space whose pinned_vm holds @pin_charged pages of
  *	this request (asynchronous copies of user memory), else NULL.
- * @locked: pages charged to @locked_mm.
+ * @pin_charged: pages charged to @pin_mm.
  */
 struct neuron_dma_req {
 	struct kref ref;
@@ -99,8 +99,8 @@ struct neuron_dma_req {
 	bool pinned;
 	bool dirty;
 	u64 iova;
-	struct mm_struct *locked_mm;
-	unsigned long locked;
+	struct mm_struct *pin_mm;
+	unsigned long pin_charged;
 };
 
 /**

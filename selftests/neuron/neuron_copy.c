@@ -368,22 +368,6 @@ TEST_F(copy, async_and_wait)
 		ASSERT_EQ(0, memcmp(self->b + i * 4096, self->a + i, 4096));
 }
 
-/* Pages charged to this process's pinned_vm (VmPin), in KiB; -1 if unknown. */
-static long vm_pinned_kb(void)
-{
-	char line[128];
-	long kb = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
-
 /* KiB of the pages that @len bytes at @p touch. */
 static long span_kb(const void *p, size_t len)
 {
@@ -396,12 +380,12 @@ static long span_kb(const void *p, size_t len)
 /* Wait up to 2 s for VmPin to come back to @kb; returns the last value. */
 static long vm_pinned_settles(long kb)
 {
-	long now = vm_pinned_kb();
+	long now = neuron_vm_pinned_kb();
 	int i;
 
 	for (i = 0; i < 200 && now != kb; i++) {
 		neuron_sleep_ms(10);
-		now = vm_pinned_kb();
+		now = neuron_vm_pinned_kb();
 	}
 	return now;
 }
@@ -415,7 +399,7 @@ TEST_F(copy, async_user_pointers)
 {
 	int fd = self->node.fd;
 	__u64 size = (1 << 20) + 12345, seq, seq2;
-	long base = vm_pinned_kb();
+	long base = neuron_vm_pinned_kb();
 
 	ASSERT_LE(0, base);
 	ASSERT_EQ(0, copy(fd, 0, 0, self->dev, 4093, self->a + 3, NULL, size,
@@ -430,13 +414,13 @@ TEST_F(copy, async_user_pointers)
 	EXPECT_EQ(0, self->b[4]);
 	EXPECT_EQ(0, self->b[5 + size]);
 	EXPECT_EQ(-ENOENT, wait_seq(fd, seq2, 0));
-	EXPECT_EQ(base, vm_pinned_kb());
+	EXPECT_EQ(base, neuron_vm_pinned_kb());
 }
 
 TEST_F(copy, async_user_pointer_charged_while_in_flight)
 {
 	int fd = self->node.fd, fd2;
-	long base = vm_pinned_kb();
+	long base = neuron_vm_pinned_kb();
 	__u64 seq;
 	__u32 h;
 
@@ -446,9 +430,9 @@ TEST_F(copy, async_user_pointer_charged_while_in_flight)
 	ASSERT_EQ(0, sim_knob(&self->node, "dma_latency_us", "300000"));
 	ASSERT_EQ(0, copy(fd, 0, 0, self->dev, 0, self->a + 100, NULL, 65536,
 			  NEURON_COPY_ASYNC, &seq));
-	EXPECT_EQ(base + span_kb(self->a + 100, 65536), vm_pinned_kb());
+	EXPECT_EQ(base + span_kb(self->a + 100, 65536), neuron_vm_pinned_kb());
 	ASSERT_EQ(0, wait_seq(fd, seq, now_ns() + 5000000000LL));
-	EXPECT_EQ(base, vm_pinned_kb());
+	EXPECT_EQ(base, neuron_vm_pinned_kb());
 	/* A file released with the copy in flight: it completes, and uncharges. */
 	fd2 = open(self->node.path, O_RDWR);
 	ASSERT_LE(0, fd2);
@@ -456,7 +440,7 @@ TEST_F(copy, async_user_pointer_charged_while_in_flight)
 	memset(self->b, 0xff, 8192);
 	ASSERT_EQ(0, copy(fd2, h, 0, 0, 0, NULL, self->b, 8192, NEURON_COPY_ASYNC,
 			  &seq));
-	EXPECT_EQ(base + span_kb(self->b, 8192), vm_pinned_kb());
+	EXPECT_EQ(base + span_kb(self->b, 8192), neuron_vm_pinned_kb());
 	close(fd2);
 	ASSERT_EQ(0, sim_knob(&self->node, "dma_latency_us", "0"));
 	EXPECT_EQ(base, vm_pinned_settles(base));
@@ -470,7 +454,7 @@ TEST_F(copy, async_user_pointer_failures_uncharge)
 {
 	int fd = self->node.fd;
 	void *ro = mmap(NULL, 8192, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	long base = vm_pinned_kb();
+	long base = neuron_vm_pinned_kb();
 	__u64 seq;
 
 	ASSERT_NE(MAP_FAILED, ro);
@@ -480,7 +464,7 @@ TEST_F(copy, async_user_pointer_failures_uncharge)
 				NEURON_COPY_ASYNC, &seq));
 	EXPECT_EQ(-EFAULT, copy(fd, 0, 0, self->dev, 0, (void *)16, NULL, 100,
 				NEURON_COPY_ASYNC, &seq));
-	EXPECT_EQ(base, vm_pinned_kb());
+	EXPECT_EQ(base, neuron_vm_pinned_kb());
 	munmap(ro, 8192);
 	if (!self->node.created)
 		return;
@@ -488,7 +472,7 @@ TEST_F(copy, async_user_pointer_failures_uncharge)
 	ASSERT_EQ(0, copy(fd, 0, 0, self->dev, 0, self->a, NULL, 65536,
 			  NEURON_COPY_ASYNC, &seq));
 	EXPECT_EQ(-EIO, wait_seq(fd, seq, now_ns() + 5000000000LL));
-	EXPECT_EQ(base, vm_pinned_kb());
+	EXPECT_EQ(base, neuron_vm_pinned_kb());
 }
 
 /* Drop CAP_IPC_LOCK from the effective set of this process. */
@@ -523,7 +507,7 @@ TEST_F(copy, async_user_pointer_memlock_limit)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
-		if (drop_ipc_lock() || setrlimit(RLIMIT_MEMLOCK, &lim) || vm_pinned_kb())
+		if (drop_ipc_lock() || setrlimit(RLIMIT_MEMLOCK, &lim) || neuron_vm_pinned_kb())
 			_exit(10);
 		if (copy(fd, 0, 0, self->dev, 0, p, NULL, 1 << 20,
 			 NEURON_COPY_ASYNC, &seq) != -ENOMEM)
@@ -537,7 +521,7 @@ TEST_F(copy, async_user_pointer_memlock_limit)
 			 NEURON_COPY_ASYNC, &seq) != -ENOMEM)
 			_exit(13);
 		if (copy(fd, 0, 0, self->dev, 0, p, NULL, 1 << 20, 0, NULL) ||
-		    vm_pinned_kb())
+		    neuron_vm_pinned_kb())
 			_exit(14);
 		_exit(0);
 	}

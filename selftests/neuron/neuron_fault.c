@@ -5,11 +5,15 @@
  * For N = 1, 2, ... the N-th allocation of one operation is made to fail
  * through /proc/thread-self/fail-nth (Documentation/fault-injection/), until
  * the operation runs through without an injected failure. Operations:
- * creating a simulated device (a write to new_device), opening a device and
- * a QUERY. After each attempt the operation must have either succeeded or
- * failed with ENOMEM, a failed creation must leave no device behind (no
- * sysfs entry, no class device, no minor taken), and the devices must still
- * work at the end.
+ * creating a simulated device (a write to new_device), opening a device, a
+ * QUERY, and the data path: MEM_ALLOC of device and host memory, COPY from
+ * user memory (synchronous, and asynchronous with WAIT), COPY between
+ * objects, MEMSET, NOTIFY_SETUP. After each attempt the operation must have
+ * either succeeded or failed with ENOMEM; a failed creation must leave no
+ * device behind (no sysfs entry, no class device, no minor taken), a failed
+ * data-path call must leave the file's memory usage, its handles and the
+ * process's pinned pages (VmPin) as they were; the devices must still work
+ * at the end.
  *
  * Needs a kernel with CONFIG_FAULT_INJECTION, FAILSLAB and FAIL_PAGE_ALLOC,
  * debugfs mounted, and failslab/ignore-gfp-wait set to N (otherwise the
@@ -94,11 +98,17 @@ static unsigned int create_and_check(struct __test_metadata *_metadata,
 FIXTURE(fault) {
 	int nth_fd;
 	struct neuron_node node;
+	__u32 dev, host;		/* objects of DATA bytes (data path) */
+	unsigned char *a, *b;		/* user buffers of DATA + 64 bytes */
 };
+
+#define DATA	(3U << 20)	/* more than one window of pinned pages */
 
 FIXTURE_SETUP(fault)
 {
 	self->nth_fd = -1;
+	self->a = NULL;
+	self->b = NULL;
 	neuron_node_init(&self->node);
 	require_fault_injection(_metadata);
 	self->nth_fd = open(FAIL_NTH, O_RDWR | O_CLOEXEC);
@@ -113,6 +123,8 @@ FIXTURE_TEARDOWN(fault)
 			TH_LOG("cannot disarm %s", FAIL_NTH);
 		close(self->nth_fd);
 	}
+	free(self->a);
+	free(self->b);
 	neuron_node_release(&self->node);
 }
 
@@ -225,6 +237,184 @@ TEST_F(fault, query)
 	TH_LOG("%u injected failures", injected);
 	EXPECT_EQ(0, neuron_query_info(self->node.fd, &info, NULL));
 	EXPECT_STREQ("v2", info.arch_name);
+}
+
+/* ---- the data path ---- */
+
+/*
+ * A v2 device with memory, two objects and two user buffers of patterns;
+ * false if the test is skipped.
+ */
+static bool data_setup(struct __test_metadata *_metadata,
+		       struct _test_data_fault *self)
+{
+	struct neuron_device_info info;
+	struct neuron_mem_alloc m;
+	unsigned int i;
+
+	neuron_setup_node(_metadata, &self->node, "v2", 256);
+	ASSERT_EQ(0, neuron_query_info(self->node.fd, &info, NULL));
+	if (!(info.caps & NEURON_CAP_COPY))
+		SKIP(return false, "%s has no NEURON_CAP_COPY", self->node.path);
+	ASSERT_EQ(0, neuron_mem_alloc(self->node.fd, NEURON_MEM_DEVICE, DATA, 0, &m));
+	self->dev = m.handle;
+	ASSERT_EQ(0, neuron_mem_alloc(self->node.fd, NEURON_MEM_HOST, DATA, 0, &m));
+	self->host = m.handle;
+	self->a = malloc(DATA + 64);
+	self->b = calloc(1, DATA + 64);
+	ASSERT_NE(NULL, self->a);
+	ASSERT_NE(NULL, self->b);
+	for (i = 0; i < DATA + 64; i++)
+		self->a[i] = i * 7 + i / 4093;
+	return true;
+}
+
+/* COPY, then WAIT for it if @flags asks for an asynchronous one. */
+static int copy_wait(struct _test_data_fault *self, __u32 src, __u32 dst,
+		     const void *sptr, void *dptr, __u64 size, __u32 flags)
+{
+	struct neuron_copy c = {
+		.src_handle = src, .dst_handle = dst,
+		.src_ptr = (uintptr_t)sptr, .dst_ptr = (uintptr_t)dptr,
+		.size = size, .flags = flags,
+	};
+	struct neuron_wait w = { .timeout_ns = ~0ULL >> 1 };
+	int err = neuron_ioctl(self->node.fd, NEURON_IOCTL_COPY, &c);
+
+	if (err || !(flags & NEURON_COPY_ASYNC))
+		return err;
+	w.seqno = c.seqno;
+	return neuron_ioctl(self->node.fd, NEURON_IOCTL_WAIT, &w);
+}
+
+/*
+ * Run @op with its N-th allocation failing, N = 1, 2, ..., until it runs
+ * through with no failure injected. A failure must be an injected one and
+ * -ENOMEM, and leave the file's usage, its handles and VmPin as they were.
+ * Returns the number of injected failures.
+ */
+static unsigned int data_loop(struct __test_metadata *_metadata,
+			      struct _test_data_fault *self,
+			      int (*op)(struct _test_data_fault *self))
+{
+	struct neuron_mem_usage_buf before, after;
+	long pinned = neuron_vm_pinned_kb();
+	unsigned int nth, injected = 0;
+	bool fired;
+	int err;
+
+	ASSERT_LE(0, pinned);
+	ASSERT_EQ(0, neuron_query_mem_usage(self->node.fd, &before, NULL));
+	for (nth = 1; nth <= MAX_NTH; nth++) {
+		arm(_metadata, self->nth_fd, nth);
+		err = op(self);
+		fired = disarm(_metadata, self->nth_fd);
+		injected += fired;
+		if (!err && !fired)
+			break;
+		if (!err)
+			continue;
+		ASSERT_TRUE(fired) TH_LOG("nth %u: %s without an injected failure",
+					  nth, strerror(-err));
+		ASSERT_EQ(-ENOMEM, err) TH_LOG("nth %u: %s", nth, strerror(-err));
+		ASSERT_EQ(0, neuron_query_mem_usage(self->node.fd, &after, NULL));
+		ASSERT_EQ(before.u.file_device_bytes, after.u.file_device_bytes)
+			TH_LOG("nth %u", nth);
+		ASSERT_EQ(before.u.file_host_bytes, after.u.file_host_bytes)
+			TH_LOG("nth %u", nth);
+		ASSERT_EQ(before.u.file_handles, after.u.file_handles) TH_LOG("nth %u", nth);
+		ASSERT_EQ(pinned, neuron_vm_pinned_kb()) TH_LOG("nth %u", nth);
+	}
+	ASSERT_GE(MAX_NTH, nth);
+	TH_LOG("%u injected failures", injected);
+	return injected;
+}
+
+static int op_alloc_device(struct _test_data_fault *self)
+{
+	struct neuron_mem_alloc m;
+	int err = neuron_mem_alloc(self->node.fd, NEURON_MEM_DEVICE, 1 << 20, 0, &m);
+
+	return err ? err : neuron_mem_free(self->node.fd, m.handle);
+}
+
+static int op_alloc_host(struct _test_data_fault *self)
+{
+	struct neuron_mem_alloc m;
+	int err = neuron_mem_alloc(self->node.fd, NEURON_MEM_HOST, 1 << 20, 0, &m);
+
+	return err ? err : neuron_mem_free(self->node.fd, m.handle);
+}
+
+static int op_copy_in(struct _test_data_fault *self)
+{
+	return copy_wait(self, 0, self->dev, self->a + 5, NULL, DATA - 5, 0);
+}
+
+static int op_copy_out_async(struct _test_data_fault *self)
+{
+	return copy_wait(self, self->dev, 0, NULL, self->b + 3, DATA - 5,
+			 NEURON_COPY_ASYNC);
+}
+
+static int op_copy_objects_async(struct _test_data_fault *self)
+{
+	return copy_wait(self, self->dev, self->host, NULL, NULL, DATA,
+			 NEURON_COPY_ASYNC);
+}
+
+static int op_memset(struct _test_data_fault *self)
+{
+	struct neuron_memset m = { .handle = self->host, .value = 0x5c, .size = 4096 };
+
+	return neuron_ioctl(self->node.fd, NEURON_IOCTL_MEMSET, &m);
+}
+
+static int op_notify(struct _test_data_fault *self)
+{
+	struct neuron_notify_setup ns = { .type = NEURON_NOTIFY_COMPLETION,
+					  .entries = 64, .eventfd = -1 };
+	struct neuron_notify_teardown nt = { .type = NEURON_NOTIFY_COMPLETION };
+	int err = neuron_ioctl(self->node.fd, NEURON_IOCTL_NOTIFY_SETUP, &ns);
+
+	return err ? err : neuron_ioctl(self->node.fd, NEURON_IOCTL_NOTIFY_TEARDOWN, &nt);
+}
+
+TEST_F(fault, mem_alloc)
+{
+	if (!data_setup(_metadata, self))
+		return;
+	ASSERT_LT(0U, data_loop(_metadata, self, op_alloc_device));
+	ASSERT_LT(0U, data_loop(_metadata, self, op_alloc_host));
+}
+
+/*
+ * User memory in and out, the way out asynchronously (all pinned at once,
+ * charged to VmPin), then between objects: the bytes still arrive.
+ */
+TEST_F(fault, copy)
+{
+	if (!data_setup(_metadata, self))
+		return;
+	ASSERT_LT(0U, data_loop(_metadata, self, op_copy_in));
+	ASSERT_LT(0U, data_loop(_metadata, self, op_copy_out_async));
+	ASSERT_EQ(0, memcmp(self->a + 5, self->b + 3, DATA - 5));
+	ASSERT_LT(0U, data_loop(_metadata, self, op_copy_objects_async));
+	/* The host object now holds what the device object held. */
+	memset(self->b, 0, DATA);
+	ASSERT_EQ(0, copy_wait(self, self->host, 0, NULL, self->b, DATA, 0));
+	EXPECT_EQ(0, memcmp(self->a + 5, self->b, DATA - 5));
+}
+
+TEST_F(fault, memset_and_notify)
+{
+	if (!data_setup(_metadata, self))
+		return;
+	ASSERT_LT(0U, data_loop(_metadata, self, op_memset));
+	ASSERT_EQ(0, copy_wait(self, self->host, 0, NULL, self->b, 4096, 0));
+	EXPECT_EQ(0x5c, self->b[0]);
+	EXPECT_EQ(0x5c, self->b[4095]);
+	ASSERT_LT(0U, data_loop(_metadata, self, op_notify));
 }
 
 TEST_HARNESS_MAIN

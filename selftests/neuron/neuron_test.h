@@ -566,6 +566,25 @@ static inline int neuron_probe(unsigned char *p, unsigned char *val, bool store)
 	return sig;
 }
 
+/*
+ * Pages of this process charged to pinned_vm (VmPin in /proc/self/status),
+ * in KiB; -1 if unknown.
+ */
+static inline long neuron_vm_pinned_kb(void)
+{
+	char line[128];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
 /* ---- memory (NEURON_CAP_MEM) ---- */
 
 /* More per-NC entries than any arch has (NEURON_QUERY_MEM_USAGE). */

@@ -13,10 +13,12 @@
 #define _GNU_SOURCE
 #include <linux/capability.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -560,6 +562,54 @@ TEST_F(copy, wait_deadline)
 	EXPECT_LT(dt, 250000000);
 	EXPECT_EQ(0, wait_seq(self->node.fd, seq, now_ns() + 5000000000LL));
 	ASSERT_EQ(0, sim_knob(&self->node, "dma_latency_us", "0"));
+}
+
+static int alarms;
+
+static void alarm_handler(int sig)
+{
+	(void)sig;
+	__atomic_fetch_add(&alarms, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * A signal during WAIT: without SA_RESTART the call ends with EINTR and the
+ * copy is still pending; with SA_RESTART it restarts with the same absolute
+ * deadline and returns when the copy is done.
+ */
+TEST_F(copy, wait_signal)
+{
+	struct itimerval it = { .it_value = { 0, 100000 } };
+	struct sigaction sa, old;
+	__u64 seq, seq2;
+	__s64 t0;
+
+	if (!self->node.created)
+		SKIP(return, "needs the simulator's latency knob");
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = alarm_handler;
+	ASSERT_EQ(0, sigaction(SIGALRM, &sa, &old));
+	ASSERT_EQ(0, sim_knob(&self->node, "dma_latency_us", "500000"));
+	ASSERT_EQ(0, copy(self->node.fd, self->host, 0, self->dev, 0, NULL, NULL,
+			  4096, NEURON_COPY_ASYNC, &seq));
+	__atomic_store_n(&alarms, 0, __ATOMIC_RELAXED);
+	ASSERT_EQ(0, setitimer(ITIMER_REAL, &it, NULL));
+	EXPECT_EQ(-EINTR, wait_seq(self->node.fd, seq, now_ns() + 5000000000LL));
+	EXPECT_EQ(1, __atomic_load_n(&alarms, __ATOMIC_RELAXED));
+
+	sa.sa_flags = SA_RESTART;
+	ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));
+	ASSERT_EQ(0, copy(self->node.fd, self->host, 0, self->dev, 0, NULL, NULL,
+			  4096, NEURON_COPY_ASYNC, &seq2));
+	ASSERT_EQ(0, setitimer(ITIMER_REAL, &it, NULL));
+	t0 = now_ns();
+	/* The interrupted number is still pending; this WAIT gets the alarm. */
+	EXPECT_EQ(0, wait_seq(self->node.fd, seq, now_ns() + 5000000000LL));
+	EXPECT_EQ(0, wait_seq(self->node.fd, seq2, now_ns() + 5000000000LL));
+	EXPECT_EQ(2, __atomic_load_n(&alarms, __ATOMIC_RELAXED));
+	EXPECT_LT(t0 + 200000000LL, now_ns());
+	ASSERT_EQ(0, sim_knob(&self->node, "dma_latency_us", "0"));
+	sigaction(SIGALRM, &old, NULL);
 }
 
 TEST_F(copy, dma_fault_then_recovery)

@@ -232,7 +232,8 @@ struct neuron_mem_free {
  * Each side is either a memory handle of this file (with an offset) or,
  * with handle 0, a pointer into the caller's memory. At most one side may
  * be a pointer. An asynchronous copy with a pointer keeps the user pages
- * pinned until it completes, charged to RLIMIT_MEMLOCK.
+ * pinned until it completes, counted in the caller's pinned memory (VmPin)
+ * within RLIMIT_MEMLOCK unless the caller has CAP_IPC_LOCK.
  *
  * @src_handle: In: source handle, or 0 for @src_ptr.
  * @dst_handle: In: destination handle, or 0 for @dst_ptr.

@@ -102,7 +102,7 @@ int neuron_sim_iommu_write(struct neuron_sim_iommu *mmu, u64 iova,
 			   const void *src, size_t len);
 int neuron_sim_iommu_read(struct neuron_sim_iommu *mmu, u64 iova, void *dst,
 			  size_t len);
-struct page *neuron_sim_iommu_page(struct neuron_sim_iommu *mmu, u64 iova);
+int neuron_sim_iommu_write32(struct neuron_sim_iommu *mmu, u64 iova, u32 val);
 struct neuron_sim_map;
 struct page *neuron_sim_iommu_page_locked(struct neuron_sim_iommu *mmu, u64 iova,
 					  struct neuron_sim_map **cache);

@@ -114,30 +114,27 @@ struct page *neuron_sim_iommu_page_locked(struct neuron_sim_iommu *mmu, u64 iova
 	return map->pages[pfn - map->first];
 }
 
-/* The page behind an IOVA, or NULL if it is not mapped. */
-struct page *neuron_sim_iommu_page(struct neuron_sim_iommu *mmu, u64 iova)
-{
-	struct neuron_sim_map *map = NULL;
-	struct page *page;
-
-	mutex_lock(&mmu->lock);
-	page = neuron_sim_iommu_page_locked(mmu, iova, &map);
-	mutex_unlock(&mmu->lock);
-	return page;
-}
-
-/* Copy @len bytes to (@write) or from host memory at @iova, page by page. */
+/*
+ * Copy @len bytes to (@write) or from host memory at @iova, page by page,
+ * under the lock: no mapping goes (and no page is freed) meanwhile.
+ */
 static int neuron_sim_iommu_xfer(struct neuron_sim_iommu *mmu, u64 iova,
 				 void *buf, size_t len, bool write)
 {
+	struct neuron_sim_map *map = NULL;
+	int ret = 0;
+
+	mutex_lock(&mmu->lock);
 	while (len) {
 		size_t off = offset_in_page(iova);
 		size_t n = min_t(size_t, len, PAGE_SIZE - off);
-		struct page *page = neuron_sim_iommu_page(mmu, iova);
+		struct page *page = neuron_sim_iommu_page_locked(mmu, iova, &map);
 		void *va;
 
-		if (!page)
-			return -EFAULT;
+		if (!page) {
+			ret = -EFAULT;
+			break;
+		}
 		va = kmap_local_page(page);
 		if (write)
 			memcpy(va + off, buf, n);
@@ -148,7 +145,32 @@ static int neuron_sim_iommu_xfer(struct neuron_sim_iommu *mmu, u64 iova,
 		buf += n;
 		len -= n;
 	}
-	return 0;
+	mutex_unlock(&mmu->lock);
+	return ret;
+}
+
+/*
+ * Write a 32-bit word of host memory at @iova as one store, so that a
+ * reader never sees half of it. Return: 0, or -EFAULT (unaligned or not
+ * mapped).
+ */
+int neuron_sim_iommu_write32(struct neuron_sim_iommu *mmu, u64 iova, u32 val)
+{
+	struct neuron_sim_map *map = NULL;
+	struct page *page;
+	void *va;
+
+	if (!IS_ALIGNED(iova, sizeof(u32)))
+		return -EFAULT;
+	mutex_lock(&mmu->lock);
+	page = neuron_sim_iommu_page_locked(mmu, iova, &map);
+	if (page) {
+		va = kmap_local_page(page);
+		WRITE_ONCE(*(u32 *)(va + offset_in_page(iova)), val);
+		kunmap_local(va);
+	}
+	mutex_unlock(&mmu->lock);
+	return page ? 0 : -EFAULT;
 }
 
 int neuron_sim_iommu_write(struct neuron_sim_iommu *mmu, u64 iova,

@@ -26,8 +26,8 @@
  * and the posting of notifications (which may sleep in the IOMMU).
  */
 #include <linux/device.h>
-#include <linux/highmem.h>
 #include <linux/log2.h>
+#include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -108,31 +108,11 @@ EXPORT_SYMBOL_IF_KUNIT(neuron_sim_notify_parse);
 
 /* ---- the device ---- */
 
-/*
- * Write a 32-bit word of host memory through the IOMMU as one store, so
- * that a reader never sees half of an index.
- */
-static int neuron_sim_notify_write32(struct neuron_sim_dev *sd, u64 iova, u32 val)
-{
-	struct page *page;
-	void *va;
-
-	if (!IS_ALIGNED(iova, sizeof(u32)))
-		return -EFAULT;
-	page = neuron_sim_iommu_page(&sd->iommu, iova);
-	if (!page)
-		return -EFAULT;
-	va = kmap_local_page(page);
-	WRITE_ONCE(*(u32 *)(va + offset_in_page(iova)), val);
-	kunmap_local(va);
-	return 0;
-}
-
 static int neuron_sim_notify_write_field(struct neuron_sim_dev *sd,
 					 const struct neuron_sim_notify_regs *r,
 					 size_t offset, u32 val)
 {
-	return neuron_sim_notify_write32(sd, r->iova + offset, val);
+	return neuron_sim_iommu_write32(&sd->iommu, r->iova + offset, val);
 }
 
 #define NEURON_SIM_HDR(field)	offsetof(struct neuron_notify_header, field)

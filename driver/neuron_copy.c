@@ -166,12 +166,18 @@ err:
 	return ret;
 }
 
+/* Pages that @len bytes of user memory at @uaddr touch. */
+static unsigned long neuron_user_pages(u64 uaddr, u64 len)
+{
+	return DIV_ROUND_UP(offset_in_page(uaddr) + len, PAGE_SIZE);
+}
+
 /* Pin and map one window of user memory for @req. */
 static int neuron_copy_pin(struct neuron_device *nd, struct neuron_dma_req *req,
 			   u64 uaddr, u64 len, bool write)
 {
 	unsigned long first = uaddr & PAGE_MASK;
-	unsigned long npages = DIV_ROUND_UP(offset_in_page(uaddr) + len, PAGE_SIZE);
+	unsigned long npages = neuron_user_pages(uaddr, len);
 	int pinned;
 
 	req->pages = kvmalloc_array(npages, sizeof(*req->pages), GFP_KERNEL);
@@ -274,8 +280,6 @@ static int neuron_copy_user_async(struct neuron_file *nf, struct neuron_mem *mem
 				  struct neuron_dma_queue *q, u64 dev,
 				  u64 uaddr, struct neuron_copy *c, bool to_user)
 {
-	unsigned long npages = DIV_ROUND_UP(offset_in_page(uaddr) + c->size,
-					    PAGE_SIZE);
 	struct neuron_dma_seg seg = { .len = c->size };
 	struct neuron_dma_req *req;
 	int ret;
@@ -284,7 +288,7 @@ static int neuron_copy_user_async(struct neuron_file *nf, struct neuron_mem *mem
 	req = neuron_copy_req(nf->nd, mem);
 	if (!req)
 		return -ENOMEM;
-	ret = neuron_copy_charge(req, npages);
+	ret = neuron_copy_charge(req, neuron_user_pages(uaddr, c->size));
 	if (!ret)
 		ret = neuron_copy_pin(nf->nd, req, uaddr, c->size, to_user);
 	if (ret) {
@@ -444,9 +448,8 @@ void neuron_file_copy_release(struct neuron_file *nf)
 	struct neuron_dma_req *req;
 	unsigned long seqno;
 
-	xa_for_each(&nf->reqs, seqno, req) {
-		xa_erase(&nf->reqs, seqno);
+	/* Nobody else uses the file now: drop the entries, then the tree. */
+	xa_for_each(&nf->reqs, seqno, req)
 		neuron_dma_req_put(req);
-	}
 	xa_destroy(&nf->reqs);
 }

@@ -316,9 +316,8 @@ void neuron_file_mem_release(struct neuron_file *nf)
 	struct neuron_mem *mem;
 	unsigned long handle;
 
-	xa_for_each(&nf->handles, handle, mem) {
-		xa_erase(&nf->handles, handle);
+	/* Nobody else uses the file now: drop the entries, then the tree. */
+	xa_for_each(&nf->handles, handle, mem)
 		neuron_mem_put(mem);
-	}
 	xa_destroy(&nf->handles);
 }

@@ -6,13 +6,15 @@
  * looked up in a table indexed by its number; the argument is read with
  * copy_struct_from_user() so that older (shorter) and newer (longer) callers
  * work, is handed to the handler in kernel memory, and is copied back for
- * _IOC_READ commands; the handler runs inside neuron_dev_enter() so a
- * removed device answers -ENODEV.
+ * _IOC_READ commands; the handler runs inside the device's removal guard
+ * (neuron_dev_enter()) so a removed device answers -ENODEV, except the
+ * handlers that sleep (NEURON_IOCTL_UNGUARDED), which enter it themselves
+ * around their calls into the backend and never sleep inside it.
  */
-#include <linux/capability.h>
 #include <linux/compat.h>
 #include <linux/fs.h>
 #include <linux/module.h>
+#include <linux/nospec.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <kunit/visibility.h>
@@ -37,15 +39,19 @@ static const struct neuron_ioctl_desc neuron_ioctls[] = {
 	NEURON_IOCTL_DEF(MEM_FREE, neuron_ioctl_mem_free,
 			 offsetofend(struct neuron_mem_free, flags), 0),
 	NEURON_IOCTL_DEF(COPY, neuron_ioctl_copy,
-			 offsetofend(struct neuron_copy, reserved), 0),
+			 offsetofend(struct neuron_copy, reserved),
+			 NEURON_IOCTL_UNGUARDED),
 	NEURON_IOCTL_DEF(MEMSET, neuron_ioctl_memset,
-			 offsetofend(struct neuron_memset, reserved), 0),
+			 offsetofend(struct neuron_memset, reserved),
+			 NEURON_IOCTL_UNGUARDED),
 	NEURON_IOCTL_DEF(WAIT, neuron_ioctl_wait,
-			 offsetofend(struct neuron_wait, pad), 0),
+			 offsetofend(struct neuron_wait, pad),
+			 NEURON_IOCTL_UNGUARDED),
 	NEURON_IOCTL_DEF(NOTIFY_SETUP, neuron_ioctl_notify_setup,
 			 offsetofend(struct neuron_notify_setup, reserved), 0),
 	NEURON_IOCTL_DEF(NOTIFY_WAIT, neuron_ioctl_notify_wait,
-			 offsetofend(struct neuron_notify_wait, reserved), 0),
+			 offsetofend(struct neuron_notify_wait, reserved),
+			 NEURON_IOCTL_UNGUARDED),
 	NEURON_IOCTL_DEF(NOTIFY_TEARDOWN, neuron_ioctl_notify_teardown,
 			 offsetofend(struct neuron_notify_teardown, pad), 0),
 };
@@ -76,7 +82,7 @@ neuron_ioctl_lookup(unsigned int cmd)
 
 	if (_IOC_TYPE(cmd) != NEURON_IOCTL_MAGIC || nr >= ARRAY_SIZE(neuron_ioctls))
 		return ERR_PTR(-ENOTTY);
-	desc = &neuron_ioctls[nr];
+	desc = &neuron_ioctls[array_index_nospec(nr, ARRAY_SIZE(neuron_ioctls))];
 	if (!desc->fn || _IOC_DIR(cmd) != _IOC_DIR(desc->cmd))
 		return ERR_PTR(-ENOTTY);
 	if (_IOC_SIZE(cmd) < desc->min_size)
@@ -98,20 +104,20 @@ static long neuron_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	desc = neuron_ioctl_lookup(cmd);
 	if (IS_ERR(desc))
 		return PTR_ERR(desc);
-	if ((desc->flags & NEURON_IOCTL_ADMIN) && !capable(CAP_SYS_ADMIN))
-		return -EPERM;
 
 	ksize = _IOC_SIZE(desc->cmd);
 	ret = copy_struct_from_user(karg, ksize, uarg, usize);
 	if (ret)
 		return ret;
 
-	idx = neuron_dev_enter();
-	if (neuron_dev_unplugged(nf->nd))
-		ret = -ENODEV;
-	else
+	if (desc->flags & NEURON_IOCTL_UNGUARDED) {
+		ret = neuron_dev_unplugged(nf->nd) ? -ENODEV : desc->fn(nf, karg);
+	} else if (neuron_dev_enter(nf->nd, &idx)) {
 		ret = desc->fn(nf, karg);
-	neuron_dev_exit(idx);
+		neuron_dev_exit(nf->nd, idx);
+	} else {
+		ret = -ENODEV;
+	}
 
 	if (!ret && (_IOC_DIR(cmd) & _IOC_READ) &&
 	    copy_to_user(uarg, karg, min(usize, ksize)))
@@ -129,9 +135,7 @@ static int neuron_open(struct inode *inode, struct file *file)
 	nf = kzalloc(sizeof(*nf), GFP_KERNEL);
 	if (!nf)
 		return -ENOMEM;
-	idx = neuron_dev_enter();
-	if (neuron_dev_unplugged(nd)) {
-		neuron_dev_exit(idx);
+	if (!neuron_dev_enter(nd, &idx)) {
 		kfree(nf);
 		return -ENODEV;
 	}
@@ -142,7 +146,7 @@ static int neuron_open(struct inode *inode, struct file *file)
 	file->private_data = nf;
 	/* All files of the device share one mapping: removal zaps them all. */
 	file->f_mapping = nd->inode->i_mapping;
-	neuron_dev_exit(idx);
+	neuron_dev_exit(nd, idx);
 	return 0;
 }
 

@@ -7,13 +7,19 @@
  * and mapped for the device by the driver. No address given by userspace
  * ever reaches a descriptor.
  *
- * Asynchronous calls get a sequence number (per file, never 0) held in
- * nf->reqs until WAIT collects it or the file is released; at most
- * NEURON_MAX_ASYNC of them at a time.
+ * Every transfer is a job (dma/neuron_dma.h) whose fence tells when it is
+ * done. Asynchronous calls get a sequence number (per file, never 0) that
+ * names the job's fence in nf->reqs until WAIT collects it or the file is
+ * released; at most NEURON_MAX_ASYNC of them at a time. The number is
+ * reserved first and the job published under it only once it is fully
+ * built and queued: a WAIT on a number it cannot see yet gets -ENOENT.
+ *
+ * These ioctls run outside the removal guard (they sleep): the calls into
+ * the backend (mapping user pages, the queue's creation, submission) each
+ * enter it themselves, and waits hold a reference on the job only.
  */
 #include <linux/capability.h>
 #include <linux/highmem.h>
-#include <linux/hrtimer.h>
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
@@ -61,9 +67,8 @@ VISIBLE_IF_KUNIT int neuron_copy_check(const struct neuron_copy *c)
 }
 EXPORT_SYMBOL_IF_KUNIT(neuron_copy_check);
 
-/* Give @req a sequence number in @nf; the file holds a reference. */
-static int neuron_async_add(struct neuron_file *nf, struct neuron_dma_req *req,
-			    u64 *seqno)
+/* Reserve a sequence number in @nf for a job not built yet. */
+static int neuron_async_reserve(struct neuron_file *nf, u64 *seqno)
 {
 	u32 id;
 	int ret;
@@ -72,62 +77,88 @@ static int neuron_async_add(struct neuron_file *nf, struct neuron_dma_req *req,
 		atomic_dec(&nf->nreqs);
 		return -EAGAIN;
 	}
-	kref_get(&req->ref);
-	ret = xa_alloc_cyclic(&nf->reqs, &id, req, XA_LIMIT(1, U32_MAX),
+	/* A NULL entry is a reservation: xa_load() sees nothing there. */
+	ret = xa_alloc_cyclic(&nf->reqs, &id, NULL, XA_LIMIT(1, U32_MAX),
 			      &nf->next_seqno, GFP_KERNEL);
 	if (ret < 0) {
 		atomic_dec(&nf->nreqs);
-		neuron_dma_req_put(req);
 		return ret;
 	}
 	*seqno = id;
 	return 0;
 }
 
-/* Drop @seqno from @nf if it still names @req. */
-static bool neuron_async_remove(struct neuron_file *nf, u64 seqno,
-				struct neuron_dma_req *req)
+static void neuron_async_unreserve(struct neuron_file *nf, u64 seqno)
 {
-	if (xa_cmpxchg(&nf->reqs, seqno, req, NULL, 0) != req)
+	xa_release(&nf->reqs, seqno);
+	atomic_dec(&nf->nreqs);
+}
+
+/* Publish the queued @job under its reserved @seqno (the file's reference). */
+static void neuron_async_publish(struct neuron_file *nf, u64 seqno,
+				 struct neuron_job *job)
+{
+	/* The slot exists: storing into it allocates nothing, cannot fail. */
+	WARN_ON(xa_err(xa_store(&nf->reqs, seqno, neuron_job_get(job), GFP_KERNEL)));
+}
+
+/* Drop @seqno from @nf if it still names @job. */
+static bool neuron_async_remove(struct neuron_file *nf, u64 seqno,
+				struct neuron_job *job)
+{
+	if (xa_cmpxchg(&nf->reqs, seqno, job, NULL, 0) != job)
 		return false;
 	atomic_dec(&nf->nreqs);
-	neuron_dma_req_put(req);
+	neuron_job_put(job);
 	return true;
 }
 
-/* Submit @req on @q; wait unless @async. Consumes the caller's @req. */
+/*
+ * Submit @job on @q; wait for it unless @async, else publish it under a new
+ * sequence number. Consumes the caller's @job.
+ */
 static int neuron_copy_run(struct neuron_file *nf, struct neuron_dma_queue *q,
-			   struct neuron_dma_req *req,
+			   struct neuron_job *job,
 			   const struct neuron_dma_seg *seg, bool async, u64 *seqno)
 {
 	int ret = 0;
 
 	*seqno = 0;
 	if (async)
-		ret = neuron_async_add(nf, req, seqno);
+		ret = neuron_async_reserve(nf, seqno);
 	if (!ret) {
-		ret = neuron_dma_submit(q, req, seg);
-		if (ret && async)
-			neuron_async_remove(nf, *seqno, req);
-		else if (!async)
-			ret = neuron_dma_wait(q, req);
+		ret = neuron_dma_submit(q, job, seg);
+		if (async && ret)
+			neuron_async_unreserve(nf, *seqno);
+		else if (async)
+			neuron_async_publish(nf, *seqno, job);
+		else if (!ret)
+			ret = neuron_job_wait(job, KTIME_MAX, false);
 	}
-	neuron_dma_req_put(req);
+	if (ret)
+		*seqno = 0;
+	neuron_job_put(job);
 	return ret;
 }
 
-/* A request using @mem (the reference passes to the request). */
-static struct neuron_dma_req *neuron_copy_req(struct neuron_device *nd,
-					      struct neuron_mem *mem)
+/* A job using @mem (the reference passes to the job). */
+static struct neuron_job *neuron_copy_job(struct neuron_device *nd,
+					  struct neuron_mem *mem)
 {
-	struct neuron_dma_req *req = neuron_dma_req_alloc(nd);
+	struct neuron_job *job = neuron_job_alloc(nd);
 
-	if (!req) {
+	if (!job) {
 		neuron_mem_put(mem);
 		return NULL;
 	}
-	req->mem[0] = mem;
-	return req;
+	job->mem[0] = mem;
+	return job;
+}
+
+/* The kernel queue of the NC that @mem is charged to. */
+static struct neuron_dma_queue *neuron_copy_queue(struct neuron_mem *mem)
+{
+	return neuron_dma_queue_get(neuron_nc_get(mem->nd, mem->nc));
 }
 
 static int neuron_copy_objects(struct neuron_file *nf, struct neuron_copy *c)
@@ -135,34 +166,34 @@ static int neuron_copy_objects(struct neuron_file *nf, struct neuron_copy *c)
 	struct neuron_device *nd = nf->nd;
 	struct neuron_dma_seg seg = { .len = c->size };
 	struct neuron_dma_queue *q;
-	struct neuron_dma_req *req;
+	struct neuron_job *job;
 	struct neuron_mem *src;
 	int ret;
 
 	src = neuron_mem_lookup(nf, c->src_handle);
 	if (!src)
 		return -ENOENT;
-	req = neuron_copy_req(nd, src);
-	if (!req)
+	job = neuron_copy_job(nd, src);
+	if (!job)
 		return -ENOMEM;
-	req->mem[1] = neuron_mem_lookup(nf, c->dst_handle);
+	job->mem[1] = neuron_mem_lookup(nf, c->dst_handle);
 	ret = -ENOENT;
-	if (!req->mem[1])
+	if (!job->mem[1])
 		goto err;
 	ret = neuron_copy_addr(src, c->src_offset, c->size, &seg.src);
 	if (!ret)
-		ret = neuron_copy_addr(req->mem[1], c->dst_offset, c->size, &seg.dst);
+		ret = neuron_copy_addr(job->mem[1], c->dst_offset, c->size, &seg.dst);
 	if (ret)
 		goto err;
-	q = neuron_dma_queue_get(nd, req->mem[1]->nc);
+	q = neuron_copy_queue(job->mem[1]);
 	if (IS_ERR(q)) {
 		ret = PTR_ERR(q);
 		goto err;
 	}
-	return neuron_copy_run(nf, q, req, &seg, c->flags & NEURON_COPY_ASYNC,
+	return neuron_copy_run(nf, q, job, &seg, c->flags & NEURON_COPY_ASYNC,
 			       &c->seqno);
 err:
-	neuron_dma_req_put(req);
+	neuron_job_put(job);
 	return ret;
 }
 
@@ -172,30 +203,37 @@ static unsigned long neuron_user_pages(u64 uaddr, u64 len)
 	return DIV_ROUND_UP(offset_in_page(uaddr) + len, PAGE_SIZE);
 }
 
-/* Pin and map one window of user memory for @req. */
-static int neuron_copy_pin(struct neuron_device *nd, struct neuron_dma_req *req,
-			   u64 uaddr, u64 len, bool write)
+/*
+ * Pin and map user memory for @job. A pin that outlives the call (an
+ * asynchronous copy) is FOLL_LONGTERM: the pages are moved out of
+ * movable and CMA memory first, as for RDMA.
+ */
+static int neuron_copy_pin(struct neuron_device *nd, struct neuron_job *job,
+			   u64 uaddr, u64 len, bool write, bool longterm)
 {
 	unsigned long first = uaddr & PAGE_MASK;
 	unsigned long npages = neuron_user_pages(uaddr, len);
-	int pinned;
+	unsigned int gup = (write ? FOLL_WRITE : 0) | (longterm ? FOLL_LONGTERM : 0);
+	int pinned, idx, ret;
 
-	req->pages = kvmalloc_array(npages, sizeof(*req->pages), GFP_KERNEL);
-	if (!req->pages)
+	job->pages = kvmalloc_array(npages, sizeof(*job->pages), GFP_KERNEL);
+	if (!job->pages)
 		return -ENOMEM;
-	pinned = pin_user_pages_fast(first, npages, write ? FOLL_WRITE : 0,
-				     req->pages);
+	pinned = pin_user_pages_fast(first, npages, gup, job->pages);
 	if (pinned != npages) {
 		if (pinned > 0)
-			unpin_user_pages(req->pages, pinned);
-		kvfree(req->pages);
-		req->pages = NULL;
+			unpin_user_pages(job->pages, pinned);
+		kvfree(job->pages);
+		job->pages = NULL;
 		return pinned < 0 ? pinned : -EFAULT;
 	}
-	req->pinned = true;
-	req->dirty = write;
-	req->npages = npages;
-	return nd->hal->ops->dma_map(nd, req->pages, npages, &req->iova);
+	job->dirty = write;
+	job->npages = npages;
+	if (!neuron_dev_enter(nd, &idx))
+		return -ENODEV;
+	ret = nd->hal->ops->dma_map(nd, job->pages, npages, &job->iova);
+	neuron_dev_exit(nd, idx);
+	return ret;
 }
 
 /*
@@ -207,8 +245,8 @@ static int neuron_copy_user_sync(struct neuron_file *nf, struct neuron_mem *mem,
 				 u64 uaddr, u64 size, bool to_user)
 {
 	struct neuron_device *nd = nf->nd;
-	struct neuron_dma_req *req, *prev = NULL;
-	struct neuron_dma_seg seg;
+	struct neuron_job *job, *prev = NULL;
+	struct neuron_dma_seg seg = {};
 	u64 done = 0;
 	int ret = 0, ret2;
 
@@ -218,32 +256,31 @@ static int neuron_copy_user_sync(struct neuron_file *nf, struct neuron_mem *mem,
 				NEURON_COPY_WINDOW_PAGES * PAGE_SIZE - offset_in_page(ua));
 
 		kref_get(&mem->ref);
-		req = neuron_copy_req(nd, mem);
-		if (!req) {
+		job = neuron_copy_job(nd, mem);
+		if (!job) {
 			ret = -ENOMEM;
 			break;
 		}
-		ret = neuron_copy_pin(nd, req, ua, len, to_user);
+		ret = neuron_copy_pin(nd, job, ua, len, to_user, false);
 		if (ret) {
-			neuron_dma_req_put(req);
+			neuron_job_put(job);
 			break;
 		}
 		seg.len = len;
-		seg.src_fixed = false;
-		seg.src = to_user ? dev + done : req->iova + offset_in_page(ua);
-		seg.dst = to_user ? req->iova + offset_in_page(ua) : dev + done;
-		ret = neuron_dma_submit(q, req, &seg);
+		seg.src = to_user ? dev + done : job->iova + offset_in_page(ua);
+		seg.dst = to_user ? job->iova + offset_in_page(ua) : dev + done;
+		ret = neuron_dma_submit(q, job, &seg);
 		if (prev) {
-			ret2 = neuron_dma_wait(q, prev);
-			neuron_dma_req_put(prev);
+			ret2 = neuron_job_wait(prev, KTIME_MAX, false);
+			neuron_job_put(prev);
 			ret = ret ? ret : ret2;
 		}
-		prev = req;
+		prev = job;
 		done += len;
 	}
 	if (prev) {
-		ret2 = neuron_dma_wait(q, prev);
-		neuron_dma_req_put(prev);
+		ret2 = neuron_job_wait(prev, KTIME_MAX, false);
+		neuron_job_put(prev);
 		ret = ret ? ret : ret2;
 	}
 	return ret;
@@ -251,10 +288,10 @@ static int neuron_copy_user_sync(struct neuron_file *nf, struct neuron_mem *mem,
 
 /*
  * Charge @npages pinned pages to the caller's pinned_vm (VmPin), within
- * RLIMIT_MEMLOCK unless it has CAP_IPC_LOCK; @req returns them when it
+ * RLIMIT_MEMLOCK unless it has CAP_IPC_LOCK; @job returns them when it
  * drops its pages.
  */
-static int neuron_copy_charge(struct neuron_dma_req *req, unsigned long npages)
+static int neuron_copy_charge(struct neuron_job *job, unsigned long npages)
 {
 	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
 	struct mm_struct *mm = current->mm;
@@ -265,15 +302,15 @@ static int neuron_copy_charge(struct neuron_dma_req *req, unsigned long npages)
 		return -ENOMEM;
 	}
 	mmgrab(mm);
-	req->pin_mm = mm;
-	req->pin_charged = npages;
+	job->pin_mm = mm;
+	job->pin_charged = npages;
 	return 0;
 }
 
 /*
  * Asynchronously: the call returns before the device is done, so the whole
- * range is pinned at once and charged (neuron_copy_charge()) until the
- * request retires. It is one request in one submission: a queue reset
+ * range is pinned at once (long term) and charged (neuron_copy_charge())
+ * until the job retires. It is one job in one submission: a queue reset
  * cannot fall between its parts.
  */
 static int neuron_copy_user_async(struct neuron_file *nf, struct neuron_mem *mem,
@@ -281,23 +318,23 @@ static int neuron_copy_user_async(struct neuron_file *nf, struct neuron_mem *mem
 				  u64 uaddr, struct neuron_copy *c, bool to_user)
 {
 	struct neuron_dma_seg seg = { .len = c->size };
-	struct neuron_dma_req *req;
+	struct neuron_job *job;
 	int ret;
 
 	kref_get(&mem->ref);
-	req = neuron_copy_req(nf->nd, mem);
-	if (!req)
+	job = neuron_copy_job(nf->nd, mem);
+	if (!job)
 		return -ENOMEM;
-	ret = neuron_copy_charge(req, neuron_user_pages(uaddr, c->size));
+	ret = neuron_copy_charge(job, neuron_user_pages(uaddr, c->size));
 	if (!ret)
-		ret = neuron_copy_pin(nf->nd, req, uaddr, c->size, to_user);
+		ret = neuron_copy_pin(nf->nd, job, uaddr, c->size, to_user, true);
 	if (ret) {
-		neuron_dma_req_put(req);
+		neuron_job_put(job);
 		return ret;
 	}
-	seg.src = to_user ? dev : req->iova + offset_in_page(uaddr);
-	seg.dst = to_user ? req->iova + offset_in_page(uaddr) : dev;
-	return neuron_copy_run(nf, q, req, &seg, true, &c->seqno);
+	seg.src = to_user ? dev : job->iova + offset_in_page(uaddr);
+	seg.dst = to_user ? job->iova + offset_in_page(uaddr) : dev;
+	return neuron_copy_run(nf, q, job, &seg, true, &c->seqno);
 }
 
 /* Between user memory and an object. */
@@ -315,7 +352,7 @@ static int neuron_copy_user(struct neuron_file *nf, struct neuron_copy *c)
 		return -ENOENT;
 	ret = neuron_copy_addr(mem, to_user ? c->src_offset : c->dst_offset,
 			       c->size, &dev);
-	q = ret ? NULL : neuron_dma_queue_get(nf->nd, mem->nc);
+	q = ret ? NULL : neuron_copy_queue(mem);
 	if (IS_ERR(q))
 		ret = PTR_ERR(q);
 	if (!ret && (c->flags & NEURON_COPY_ASYNC))
@@ -342,28 +379,13 @@ int neuron_ioctl_copy(struct neuron_file *nf, void *arg)
 	return neuron_copy_user(nf, c);
 }
 
-/* A 64 KiB buffer of @value, mapped for the device: the memset source. */
-static int neuron_memset_pattern(struct neuron_device *nd,
-				 struct neuron_dma_req *req, u8 value)
-{
-	unsigned long i;
-
-	req->npages = NEURON_DESC_MAX_LEN / PAGE_SIZE;
-	req->pages = neuron_pages_alloc(req->npages);
-	if (!req->pages)
-		return -ENOMEM;
-	for (i = 0; value && i < req->npages; i++)
-		memset_page(req->pages[i], 0, value, PAGE_SIZE);
-	return nd->hal->ops->dma_map(nd, req->pages, req->npages, &req->iova);
-}
-
 int neuron_ioctl_memset(struct neuron_file *nf, void *arg)
 {
 	struct neuron_memset *m = arg;
 	struct neuron_device *nd = nf->nd;
 	struct neuron_dma_seg seg = { .len = m->size, .src_fixed = true };
 	struct neuron_dma_queue *q;
-	struct neuron_dma_req *req;
+	struct neuron_job *job;
 	struct neuron_mem *mem;
 	int ret;
 
@@ -375,65 +397,49 @@ int neuron_ioctl_memset(struct neuron_file *nf, void *arg)
 	mem = neuron_mem_lookup(nf, m->handle);
 	if (!mem)
 		return -ENOENT;
-	req = neuron_copy_req(nd, mem);
-	if (!req)
+	job = neuron_copy_job(nd, mem);
+	if (!job)
 		return -ENOMEM;
+	seg.value = m->value;
 	ret = neuron_copy_addr(mem, m->offset, m->size, &seg.dst);
-	if (!ret)
-		ret = neuron_memset_pattern(nd, req, m->value);
-	q = ret ? NULL : neuron_dma_queue_get(nd, mem->nc);
+	q = ret ? NULL : neuron_copy_queue(mem);
 	if (IS_ERR(q))
 		ret = PTR_ERR(q);
 	if (ret) {
-		neuron_dma_req_put(req);
+		neuron_job_put(job);
 		return ret;
 	}
-	seg.src = req->iova;
-	return neuron_copy_run(nf, q, req, &seg, m->flags & NEURON_COPY_ASYNC,
+	return neuron_copy_run(nf, q, job, &seg, m->flags & NEURON_COPY_ASYNC,
 			       &m->seqno);
 }
 
-/* Sleep until @req is done, the device goes, a signal, or @timeout. */
-static int neuron_copy_sleep(struct neuron_file *nf, struct neuron_dma_req *req,
-			     ktime_t timeout)
-{
-	return wait_event_interruptible_hrtimeout(req->q->wait,
-						  neuron_dma_req_done(req) ||
-						  neuron_dev_unplugged(nf->nd),
-						  timeout);
-}
-
+/*
+ * WAIT: sleeps on the job's fence with a reference of its own, outside the
+ * removal guard; removal fails the job (-ENODEV) and so ends the wait.
+ */
 int neuron_ioctl_wait(struct neuron_file *nf, void *arg)
 {
 	struct neuron_wait *w = arg;
-	struct neuron_dma_req *req;
-	ktime_t deadline, now;
-	int ret = 0;
+	struct neuron_job *job;
+	int ret;
 
 	if (w->flags || w->pad)
 		return -EINVAL;
 	if (!w->seqno || w->seqno > U32_MAX)
 		return -ENOENT;
 	xa_lock(&nf->reqs);
-	req = xa_load(&nf->reqs, w->seqno);
-	if (req)
-		kref_get(&req->ref);
+	job = xa_load(&nf->reqs, w->seqno);
+	if (job)
+		neuron_job_get(job);
 	xa_unlock(&nf->reqs);
-	if (!req)
+	if (!job)
 		return -ENOENT;
 
-	deadline = ns_to_ktime(w->timeout_ns);
-	now = ktime_get();
-	if (!neuron_dma_req_done(req)) {
-		ret = -ETIME;
-		if (ktime_after(deadline, now))
-			ret = neuron_copy_sleep(nf, req, ktime_sub(deadline, now));
-	}
-	if (!ret && !neuron_dma_req_done(req))
-		ret = -ENODEV;
-	if (!ret)
-		ret = neuron_async_remove(nf, w->seqno, req) ? req->status : -ENOENT;
-	neuron_dma_req_put(req);
+	ret = neuron_job_wait(job, ns_to_ktime(max_t(s64, w->timeout_ns, 0)), true);
+	if (neuron_job_done(job))
+		ret = neuron_async_remove(nf, w->seqno, job) ? neuron_job_status(job) :
+							       -ENOENT;
+	neuron_job_put(job);
 	return ret;
 }
 
@@ -445,11 +451,11 @@ void neuron_file_copy_init(struct neuron_file *nf)
 /* The file is gone: forget its sequence numbers; transfers finish alone. */
 void neuron_file_copy_release(struct neuron_file *nf)
 {
-	struct neuron_dma_req *req;
+	struct neuron_job *job;
 	unsigned long seqno;
 
 	/* Nobody else uses the file now: drop the entries, then the tree. */
-	xa_for_each(&nf->reqs, seqno, req)
-		neuron_dma_req_put(req);
+	xa_for_each(&nf->reqs, seqno, job)
+		neuron_job_put(job);
 	xa_destroy(&nf->reqs);
 }

@@ -9,11 +9,15 @@
  * until its last user is gone; it holds its parent (the PCI or simulated
  * device) as long.
  *
- * Unplug: every ioctl runs between neuron_dev_enter() and neuron_dev_exit(),
- * an SRCU read section, and does nothing once neuron_dev_unplugged() is
- * true. neuron_device_remove() sets @unplugged and waits for the sections in
- * flight with synchronize_srcu(); after that no ioctl touches the backend,
- * which may then be torn down.
+ * Unplug: every call into the backend runs between neuron_dev_enter() and
+ * neuron_dev_exit(), a read section of the device's own SRCU, and none
+ * starts once the device is unplugged. neuron_device_remove() sets
+ * @unplugged, wakes every sleeper of the device (none sleeps inside the
+ * guard, so this only speeds them up) and waits for the sections in flight
+ * with synchronize_srcu() on this device only: the removal of one device
+ * never waits for another's waiters. After that the engines are stopped,
+ * pending jobs fail with -ENODEV and the backend is torn down; the queues'
+ * memory stays until the device's release.
  */
 #include <linux/fs.h>
 #include <linux/idr.h>
@@ -24,7 +28,6 @@
 #include "neuron_drv.h"
 #include "dma/neuron_dma.h"
 
-DEFINE_SRCU(neuron_unplug_srcu);
 static DEFINE_IDA(neuron_minor_ida);
 static dev_t neuron_devt;
 
@@ -35,14 +38,42 @@ static struct class neuron_class = {
 static void neuron_device_release(struct device *dev)
 {
 	struct neuron_device *nd = container_of(dev, struct neuron_device, dev);
+	int i;
 
 	if (nd->inode)
 		neuron_device_inode_fini(nd);
+	neuron_dma_release(nd);
 	neuron_notify_device_fini(nd);
 	neuron_device_mem_fini(nd);
+	for (i = 0; i < NEURON_MAX_NC; i++)
+		mutex_destroy(&nd->nc[i].lock);
+	cleanup_srcu_struct(&nd->unplug_srcu);
 	ida_free(&neuron_minor_ida, nd->minor);
 	put_device(nd->parent);
 	kfree(nd);
+}
+
+/*
+ * Every op that a capability of @hal needs is there: checked once here, so
+ * that no caller tests for them.
+ */
+static int neuron_hal_check(const struct ndhal *hal)
+{
+	const struct ndhal_ops *ops = hal->ops;
+
+	if ((hal->caps & NEURON_CAP_MEM) &&
+	    (!ops->dram_alloc || !ops->dram_free || !ops->dma_map || !ops->dma_unmap))
+		return -EINVAL;
+	if ((hal->caps & NEURON_CAP_COPY) &&
+	    (!(hal->caps & NEURON_CAP_MEM) || !ops->irq_request || !ops->irq_free ||
+	     !ops->irq_sync || !ops->coherent_alloc || !ops->coherent_free ||
+	     !ops->dma_queue_start || !ops->dma_queue_kick || !ops->dma_queue_stop))
+		return -EINVAL;
+	if ((hal->caps & NEURON_CAP_NOTIFY) &&
+	    (!ops->notify_init || !ops->notify_fini || !ops->notify_consume ||
+	     !ops->dma_map || !ops->irq_request))
+		return -EINVAL;
+	return 0;
 }
 
 /**
@@ -55,8 +86,10 @@ static void neuron_device_release(struct device *dev)
 struct neuron_device *neuron_device_create(const struct neuron_device_desc *desc)
 {
 	struct neuron_device *nd;
-	int minor, ret;
+	int i, minor, ret;
 
+	if (WARN_ON(neuron_hal_check(desc->hal)))
+		return ERR_PTR(-EINVAL);
 	minor = ida_alloc_max(&neuron_minor_ida, NEURON_MAX_DEVICES - 1, GFP_KERNEL);
 	if (minor < 0)
 		return ERR_PTR(minor);
@@ -65,6 +98,12 @@ struct neuron_device *neuron_device_create(const struct neuron_device_desc *desc
 	if (!nd) {
 		ida_free(&neuron_minor_ida, minor);
 		return ERR_PTR(-ENOMEM);
+	}
+	ret = init_srcu_struct(&nd->unplug_srcu);
+	if (ret) {
+		kfree(nd);
+		ida_free(&neuron_minor_ida, minor);
+		return ERR_PTR(ret);
 	}
 	nd->minor = minor;
 	nd->hal = desc->hal;
@@ -75,7 +114,11 @@ struct neuron_device *neuron_device_create(const struct neuron_device_desc *desc
 	nd->backend = desc->backend;
 	neuron_query_device(nd, &nd->info);
 	neuron_device_mem_init(nd);
-	mutex_init(&nd->dma_lock);
+	for (i = 0; i < NEURON_MAX_NC; i++) {
+		nd->nc[i].nd = nd;
+		nd->nc[i].index = i;
+		mutex_init(&nd->nc[i].lock);
+	}
 
 	/* From here on, put_device() frees nd and its minor. */
 	device_initialize(&nd->dev);
@@ -136,12 +179,11 @@ err_put:
 void neuron_device_remove(struct neuron_device *nd)
 {
 	WRITE_ONCE(nd->unplugged, true);
-	neuron_dma_unplug(nd);
 	neuron_notify_unplug(nd);
-	synchronize_srcu(&neuron_unplug_srcu);
+	synchronize_srcu(&nd->unplug_srcu);
 	neuron_device_zap_mappings(nd);
 	cdev_device_del(&nd->cdev, &nd->dev);
-	neuron_dma_fini(nd);
+	neuron_dma_unplug(nd);
 	if (nd->hal->ops->fini)
 		nd->hal->ops->fini(nd);
 	put_device(&nd->dev);

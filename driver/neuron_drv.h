@@ -14,6 +14,7 @@
 #include <linux/maple_tree.h>
 #include <linux/mm_types.h>
 #include <linux/mutex.h>
+#include <linux/nospec.h>
 #include <linux/srcu.h>
 #include <linux/types.h>
 #include <linux/xarray.h>
@@ -28,6 +29,7 @@
 
 struct neuron_dma_queue;
 struct neuron_notify_dev;
+struct neuron_notify_queue;
 
 /*
  * mmap offsets: a memory object's offset is its handle shifted by
@@ -48,6 +50,51 @@ struct neuron_mem_counter {
 	atomic64_t host;
 };
 
+/**
+ * enum neuron_nc_state - life of a NeuronCore
+ * @NEURON_NC_FREE: in service, nobody holds it.
+ * @NEURON_NC_RESERVED: in service, held by a file (execution, later).
+ * @NEURON_NC_RUNNING: in service, work queued on it.
+ * @NEURON_NC_RESETTING: a reset is in progress: new work waits.
+ * @NEURON_NC_FAILED: the reset failed; work is refused with -EIO.
+ */
+enum neuron_nc_state {
+	NEURON_NC_FREE,
+	NEURON_NC_RESERVED,
+	NEURON_NC_RUNNING,
+	NEURON_NC_RESETTING,
+	NEURON_NC_FAILED,
+};
+
+/**
+ * struct neuron_nc - one NeuronCore of a device
+ * @nd: the device (not a reference: the NC lives inside it).
+ * @index: its number on the device.
+ * @lock: guards @state and the creation of @dma; taken before the DMA
+ *	queue's submit_lock (docs/locking.md).
+ * @state: see enum neuron_nc_state.
+ * @dma: the driver's DMA queue of this NC, made on first use; once set it
+ *	stays until the device is released (removal only stops it).
+ * @notify: the NC's notification queues (NEURON_NOTIFY_TYPES of them), or
+ *	NULL when the device has no NEURON_CAP_NOTIFY.
+ * @usage: memory alive that is charged to this NC.
+ * @jobs: jobs submitted to this NC.
+ * @jobs_failed: jobs that completed with an error.
+ * @resets: resets of this NC (device errors and hangs).
+ */
+struct neuron_nc {
+	struct neuron_device *nd;
+	u32 index;
+	struct mutex lock;		/* guards @state, @dma creation */
+	enum neuron_nc_state state;
+	struct neuron_dma_queue *dma;
+	struct neuron_notify_queue *notify;
+	struct neuron_mem_counter usage;
+	atomic64_t jobs;
+	atomic64_t jobs_failed;
+	atomic64_t resets;
+};
+
 #ifndef NEURON_DRIVER_VERSION
 #define NEURON_DRIVER_VERSION	"unknown"
 #endif
@@ -60,9 +107,11 @@ struct neuron_mem_counter {
  * @hal: arch geometry and backend ops, chosen at probe, never changed.
  * @product: product name ("trn1", "inf2", ..., "sim").
  * @minor: minor number, index of the device.
- * @unplugged: set once when the device goes away; read inside
+ * @unplugged: set once when the device goes away; read by
  *	neuron_dev_enter(), written before synchronize_srcu() in
  *	neuron_device_remove().
+ * @unplug_srcu: the device's removal guard (neuron_dev_enter()): removal
+ *	waits for the sections in flight on this device only.
  * @pdev: the PCI device for silicon, NULL when simulated.
  * @sim_id: ID of a simulated device.
  * @dram_size: device memory in bytes.
@@ -75,9 +124,7 @@ struct neuron_mem_counter {
  * @dram_lock: guards @dram.
  * @dram: allocated device memory, by page number, to its neuron_mem.
  * @usage: memory alive on the device, all files.
- * @nc_usage: the same per NeuronCore.
- * @dma_lock: guards the creation of @dma_queue entries.
- * @dma_queue: the driver's DMA queue of each NeuronCore, made on first use.
+ * @nc: the NeuronCores (the first hal->arch->nc_count entries are used).
  * @notify: notification queues (dma/neuron_notify.c), NULL when the device
  *	has no NEURON_CAP_NOTIFY.
  */
@@ -88,6 +135,7 @@ struct neuron_device {
 	const char *product;
 	int minor;
 	bool unplugged;
+	struct srcu_struct unplug_srcu;
 	struct pci_dev *pdev;
 	u32 sim_id;
 	u64 dram_size;
@@ -98,9 +146,7 @@ struct neuron_device {
 	struct mutex dram_lock;		/* guards @dram */
 	struct maple_tree dram;
 	struct neuron_mem_counter usage;
-	struct neuron_mem_counter nc_usage[NEURON_MAX_NC];
-	struct mutex dma_lock;		/* guards @dma_queue creation */
-	struct neuron_dma_queue *dma_queue[NEURON_MAX_NC];
+	struct neuron_nc nc[NEURON_MAX_NC];
 	struct neuron_notify_dev *notify;
 };
 
@@ -178,35 +224,73 @@ void neuron_chrdev_exit(void);
 struct neuron_device *neuron_device_create(const struct neuron_device_desc *desc);
 void neuron_device_remove(struct neuron_device *nd);
 
-extern struct srcu_struct neuron_unplug_srcu;
-
 /*
- * neuron_dev_enter() - start a section that uses a device's backend; check
- * neuron_dev_unplugged() inside it. Return: the SRCU index for the exit.
+ * The removal guard, per device (DRM's drm_dev_enter()): a section between
+ * neuron_dev_enter() and neuron_dev_exit() may call into the backend, and
+ * neuron_device_remove() waits for every such section of its device before
+ * it tears the backend down. Never sleep inside one for an event (a wait
+ * for the device, a deadline): drop the guard, sleep with a reference of
+ * your own, and re-enter; removal wakes every such sleeper.
  */
-static inline int neuron_dev_enter(void)
-	__acquires(&neuron_unplug_srcu)
+
+/**
+ * neuron_dev_enter() - enter the removal guard of @nd
+ * @nd: the device.
+ * @idx: where to keep the SRCU index for neuron_dev_exit().
+ *
+ * Return: true inside the guard of a device still present; false (and
+ * not inside) once the device is unplugged.
+ */
+static inline bool neuron_dev_enter(struct neuron_device *nd, int *idx)
 {
-	return srcu_read_lock(&neuron_unplug_srcu);
+	*idx = srcu_read_lock(&nd->unplug_srcu);
+	/*
+	 * The guard is left and re-entered around sleeps, which sparse's
+	 * context tracking cannot follow: the helpers are neutral to it
+	 * (lockdep still sees the SRCU read sections).
+	 */
+	__release(&nd->unplug_srcu);
+	if (!READ_ONCE(nd->unplugged))
+		return true;
+	__acquire(&nd->unplug_srcu);
+	srcu_read_unlock(&nd->unplug_srcu, *idx);
+	return false;
 }
 
-static inline void neuron_dev_exit(int idx)
-	__releases(&neuron_unplug_srcu)
+static inline void neuron_dev_exit(struct neuron_device *nd, int idx)
 {
-	srcu_read_unlock(&neuron_unplug_srcu, idx);
+	__acquire(&nd->unplug_srcu);
+	srcu_read_unlock(&nd->unplug_srcu, idx);
 }
 
-/* True once the device is removed; stable inside a neuron_dev_enter(). */
+/* True once the device is removed (a hint outside the guard). */
 static inline bool neuron_dev_unplugged(struct neuron_device *nd)
 {
 	return READ_ONCE(nd->unplugged);
 }
 
+static inline void neuron_nc_set_state(struct neuron_nc *nc,
+				       enum neuron_nc_state state)
+{
+	mutex_lock(&nc->lock);
+	nc->state = state;
+	mutex_unlock(&nc->lock);
+}
+
+/* NeuronCore @nc of @nd, @nc checked by the caller (bounded speculation). */
+static inline struct neuron_nc *neuron_nc_get(struct neuron_device *nd, u32 nc)
+{
+	return &nd->nc[array_index_nospec(nc, nd->hal->arch->nc_count)];
+}
+
 /* neuron_cdev.c */
 extern const struct file_operations neuron_fops;
 
-/* The ioctl needs CAP_SYS_ADMIN. */
-#define NEURON_IOCTL_ADMIN	BIT(0)
+/*
+ * The handler manages the removal guard itself (it sleeps): the
+ * dispatcher does not enter it around the call.
+ */
+#define NEURON_IOCTL_UNGUARDED	BIT(0)
 /* Room for the largest ioctl argument structure. */
 #define NEURON_IOCTL_ARG_MAX	128
 

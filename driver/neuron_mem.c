@@ -177,7 +177,7 @@ static void neuron_mem_release(struct kref *ref)
 	struct neuron_device *nd = mem->nd;
 
 	neuron_counter_add(&nd->usage, mem->kind, -mem->size);
-	neuron_counter_add(&nd->nc_usage[mem->nc], mem->kind, -mem->size);
+	neuron_counter_add(&nd->nc[mem->nc].usage, mem->kind, -mem->size);
 	if (mem->kind == NEURON_MEM_DEVICE) {
 		nd->hal->ops->dram_free(nd, mem);
 		neuron_dram_unplace(nd, mem);
@@ -256,7 +256,7 @@ int neuron_ioctl_mem_alloc(struct neuron_file *nf, void *arg)
 	if (!mem)
 		return -ENOMEM;
 	mem->kind = a->kind;
-	mem->nc = a->nc;
+	mem->nc = array_index_nospec(a->nc, nd->hal->arch->nc_count);
 	mem->size = PAGE_ALIGN(a->size);
 	mem->npages = mem->size >> PAGE_SHIFT;
 	if (mem->kind == NEURON_MEM_HOST)
@@ -273,7 +273,7 @@ int neuron_ioctl_mem_alloc(struct neuron_file *nf, void *arg)
 	mem->nd = nd;
 	get_device(&nd->dev);
 	neuron_counter_add(&nd->usage, mem->kind, mem->size);
-	neuron_counter_add(&nd->nc_usage[mem->nc], mem->kind, mem->size);
+	neuron_counter_add(&nd->nc[mem->nc].usage, mem->kind, mem->size);
 	neuron_counter_add(&nf->usage, mem->kind, mem->size);
 
 	ret = xa_alloc(&nf->handles, &handle, mem, XA_LIMIT(1, NEURON_MAX_HANDLE),

@@ -93,8 +93,9 @@ static void neuron_vm_close(struct vm_area_struct *vma)
  * @npages: entries in @pages.
  * @i: the page asked for.
  *
- * Return: 0 with the page in @vmf, or VM_FAULT_SIGBUS once the device is
- * unplugged or past the end: never freed memory.
+ * Return: VM_FAULT_NOPAGE with the page mapped, VM_FAULT_OOM, or
+ * VM_FAULT_SIGBUS once the device is unplugged or past the end: never
+ * freed memory.
  */
 vm_fault_t neuron_vm_fault_page(struct vm_fault *vmf, struct neuron_device *nd,
 				struct page **pages, unsigned long npages,
@@ -103,13 +104,15 @@ vm_fault_t neuron_vm_fault_page(struct vm_fault *vmf, struct neuron_device *nd,
 	vm_fault_t ret = VM_FAULT_SIGBUS;
 	int idx;
 
-	idx = neuron_dev_enter();
-	if (!neuron_dev_unplugged(nd) && i < npages) {
-		get_page(pages[i]);
-		vmf->page = pages[i];
-		ret = 0;
-	}
-	neuron_dev_exit(idx);
+	/*
+	 * The page is installed inside the guard: removal's zap, which runs
+	 * after every guard section ended, cannot miss it.
+	 */
+	if (!neuron_dev_enter(nd, &idx))
+		return VM_FAULT_SIGBUS;
+	if (i < npages)
+		ret = vmf_insert_page(vmf->vma, vmf->address, pages[i]);
+	neuron_dev_exit(nd, idx);
 	return ret;
 }
 
@@ -122,7 +125,8 @@ void neuron_vma_setup(struct vm_area_struct *vma, vm_flags_t clear,
 		      const struct vm_operations_struct *ops, void *priv)
 {
 	vm_flags_clear(vma, VM_MAYEXEC | clear);
-	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	/* VM_MIXEDMAP: faults insert the pages themselves (vm_insert_page). */
+	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_MIXEDMAP);
 	vma->vm_private_data = priv;
 	vma->vm_ops = ops;
 }
@@ -159,12 +163,11 @@ int neuron_mmap(struct file *file, struct vm_area_struct *vma)
 	if (vma->vm_flags & VM_EXEC)
 		return -EPERM;
 
-	idx = neuron_dev_enter();
-	if (neuron_dev_unplugged(nf->nd))
-		ret = -ENODEV;
-	else if (handle <= NEURON_MAX_HANDLE)
+	if (!neuron_dev_enter(nf->nd, &idx))
+		return -ENODEV;
+	if (handle <= NEURON_MAX_HANDLE)
 		mem = neuron_mem_lookup(nf, handle);
-	neuron_dev_exit(idx);
+	neuron_dev_exit(nf->nd, idx);
 	if (ret)
 		return ret;
 	if (!mem)

@@ -101,8 +101,8 @@ static noinline int neuron_query_mem_usage(struct neuron_file *nf,
 	usage.u.file_handles = atomic64_read(&nf->nhandles);
 	usage.u.nc_count = count;
 	for (i = 0; i < count; i++) {
-		usage.nc[i].device_bytes = atomic64_read(&nd->nc_usage[i].device);
-		usage.nc[i].host_bytes = atomic64_read(&nd->nc_usage[i].host);
+		usage.nc[i].device_bytes = atomic64_read(&nd->nc[i].usage.device);
+		usage.nc[i].host_bytes = atomic64_read(&nd->nc[i].usage.host);
 	}
 	return neuron_query_answer(q, &usage,
 				   sizeof(usage.u) + count * sizeof(usage.nc[0]));

@@ -1,15 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * neuron: kernel-driven DMA queues (see neuron_dma.h).
+ * neuron: kernel-driven DMA queues and jobs (see neuron_dma.h).
  *
- * Locking: submit_lock (mutex) serialises the writers of descriptors and
- * the queue reset; it may be held while waiting for ring space. lock
- * (spinlock, IRQ-safe) guards what the interrupt handler reads and writes.
- * Requests are retired in process context (retire_work), which drops the
- * resources they hold. nd->dma_lock guards the creation of queues.
+ * Locking (docs/locking.md has the whole picture):
+ *  - nc->lock (mutex) guards the creation of the NC's queue and its state.
+ *  - q->submit_lock (mutex) serialises the writers of descriptors, the
+ *    queue reset and the queue's stop at removal. A submitter may sleep
+ *    with it held while it waits for ring space, but never inside the
+ *    device's removal guard, and killably: removal and hang detection wake
+ *    it.
+ *  - q->lock (spinlock, IRQ-safe) guards what the interrupt handler reads
+ *    and writes, the pending list and the fences.
+ * Jobs are retired in process context (retire_work), which drops the
+ * resources they hold and signals their fences.
  */
+#include <linux/highmem.h>
 #include <linux/interrupt.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -20,81 +28,175 @@
 
 static_assert(sizeof(struct neuron_dma_status) == 16);
 
-struct neuron_dma_req *neuron_dma_req_alloc(struct neuron_device *nd)
-{
-	struct neuron_dma_req *req = kzalloc(sizeof(*req), GFP_KERNEL);
+unsigned int neuron_job_timeout_ms = 10000;
+module_param_named(job_timeout_ms, neuron_job_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(job_timeout_ms,
+		 "a DMA queue with work that completes nothing for this long is reset (ms, 10..600000)");
 
-	if (!req)
-		return NULL;
-	kref_init(&req->ref);
-	INIT_LIST_HEAD(&req->node);
-	req->nd = nd;
-	get_device(&nd->dev);
-	return req;
+static unsigned long neuron_job_timeout(void)
+{
+	return msecs_to_jiffies(clamp(READ_ONCE(neuron_job_timeout_ms), 10U, 600000U));
+}
+
+/* ---- jobs ---- */
+
+static const char *neuron_fence_driver_name(struct dma_fence *f)
+{
+	return "neuron";
+}
+
+static const char *neuron_fence_timeline_name(struct dma_fence *f)
+{
+	return "dma";
 }
 
 /*
- * Drop what the transfer used: the device mapping, pinned or allocated
- * pages and their charge to pinned_vm, the memory objects. Done when the
- * request retires (so an asynchronous call not yet collected by WAIT pins
- * nothing), or at the last put for a request that never reached the
- * engine.
+ * Drop what the transfer used: the device mapping, pinned pages and their
+ * charge to pinned_vm, the memory objects. Done when the job retires (so
+ * an asynchronous call not yet collected by WAIT pins nothing), or at the
+ * last put of a job that never reached the engine.
  */
-static void neuron_dma_req_drop(struct neuron_dma_req *req)
+static void neuron_job_drop(struct neuron_job *job)
 {
-	struct neuron_device *nd = req->nd;
+	struct neuron_device *nd = job->nd;
 	int i;
 
-	if (req->iova)
-		nd->hal->ops->dma_unmap(nd, req->iova);
-	req->iova = 0;
-	if (req->pinned) {
-		unpin_user_pages_dirty_lock(req->pages, req->npages, req->dirty);
-		kvfree(req->pages);
-	} else if (req->pages) {
-		neuron_pages_free(req->pages, req->npages);
+	if (job->iova)
+		nd->hal->ops->dma_unmap(nd, job->iova);
+	job->iova = 0;
+	if (job->pages) {
+		unpin_user_pages_dirty_lock(job->pages, job->npages, job->dirty);
+		kvfree(job->pages);
+		job->pages = NULL;
 	}
-	req->pages = NULL;
-	req->pinned = false;
-	if (req->pin_mm) {
-		atomic64_sub(req->pin_charged, &req->pin_mm->pinned_vm);
-		mmdrop(req->pin_mm);
-		req->pin_mm = NULL;
+	if (job->pin_mm) {
+		atomic64_sub(job->pin_charged, &job->pin_mm->pinned_vm);
+		mmdrop(job->pin_mm);
+		job->pin_mm = NULL;
 	}
-	for (i = 0; i < ARRAY_SIZE(req->mem); i++) {
-		if (req->mem[i])
-			neuron_mem_put(req->mem[i]);
-		req->mem[i] = NULL;
+	for (i = 0; i < ARRAY_SIZE(job->mem); i++) {
+		if (job->mem[i])
+			neuron_mem_put(job->mem[i]);
+		job->mem[i] = NULL;
 	}
 }
 
-static void neuron_dma_req_release(struct kref *ref)
+static void neuron_fence_release(struct dma_fence *f)
 {
-	struct neuron_dma_req *req = container_of(ref, struct neuron_dma_req, ref);
-	struct neuron_device *nd = req->nd;
+	struct neuron_job *job = container_of(f, struct neuron_job, fence);
+	struct neuron_device *nd = job->nd;
 
-	neuron_dma_req_drop(req);
+	neuron_job_drop(job);
 	put_device(&nd->dev);
-	kfree(req);
+	/* Fences are freed after an RCU grace period (dma_fence_free()). */
+	kfree_rcu(job, fence.rcu);
 }
 
-void neuron_dma_req_put(struct neuron_dma_req *req)
+static const struct dma_fence_ops neuron_fence_ops = {
+	.get_driver_name = neuron_fence_driver_name,
+	.get_timeline_name = neuron_fence_timeline_name,
+	.release = neuron_fence_release,
+};
+
+/*
+ * The fences' lock is a dummy until the job is submitted: a job's fence
+ * is private to its submitter until then, and dma_fence_init() needs one.
+ */
+static DEFINE_SPINLOCK(neuron_fence_unqueued_lock);
+
+/* A new job on @nd, owned by the caller (one reference). */
+struct neuron_job *neuron_job_alloc(struct neuron_device *nd)
 {
-	kref_put(&req->ref, neuron_dma_req_release);
+	struct neuron_job *job = kzalloc(sizeof(*job), GFP_KERNEL);
+
+	if (!job)
+		return NULL;
+	dma_fence_init(&job->fence, &neuron_fence_ops, &neuron_fence_unqueued_lock,
+		       0, 0);
+	INIT_LIST_HEAD(&job->node);
+	job->nd = nd;
+	get_device(&nd->dev);
+	return job;
 }
 
-/* Mark @req done with @status and drop the queue's reference. */
-static void neuron_dma_req_finish(struct neuron_dma_queue *q,
-				  struct neuron_dma_req *req, int status)
+void neuron_job_put(struct neuron_job *job)
 {
-	req->status = status;
-	/* User pages are unpinned (and dirtied) before anyone sees @done. */
-	neuron_dma_req_drop(req);
-	/* Publish @status before @done (see neuron_dma_req_done()). */
-	smp_store_release(&req->done, true);
-	wake_up_all(&q->wait);
-	neuron_dma_req_put(req);
+	dma_fence_put(&job->fence);
 }
+
+/*
+ * Retire @job with @status (or the error it was submitted with): drop its
+ * resources, signal its fence, drop the queue's reference. Called with
+ * q->lock NOT held, the job off the pending list.
+ */
+static void neuron_job_finish(struct neuron_dma_queue *q, struct neuron_job *job,
+			      int status)
+{
+	if (!status)
+		status = job->error;
+	/* User pages are unpinned (and dirtied) before anyone sees the fence. */
+	neuron_job_drop(job);
+	if (status) {
+		dma_fence_set_error(&job->fence, status);
+		atomic64_inc(&q->nc->jobs_failed);
+	}
+	dma_fence_signal(&job->fence);
+	neuron_job_put(job);
+}
+
+struct neuron_job_waiter {
+	struct dma_fence_cb cb;
+	struct task_struct *task;
+};
+
+static void neuron_job_wake(struct dma_fence *f, struct dma_fence_cb *cb)
+{
+	wake_up_process(container_of(cb, struct neuron_job_waiter, cb)->task);
+}
+
+/**
+ * neuron_job_wait() - wait for a job, holding no guard and no lock
+ * @job: the job; the caller holds a reference.
+ * @deadline: absolute CLOCK_MONOTONIC time, KTIME_MAX for none.
+ * @intr: interruptible (-ERESTARTSYS on a signal) or only killable
+ *	(-EINTR on a fatal signal; the job goes on).
+ *
+ * Removal of the device fails every job still pending, so this returns
+ * then too. Return: the job's status, -ETIME, -ERESTARTSYS or -EINTR.
+ */
+int neuron_job_wait(struct neuron_job *job, ktime_t deadline, bool intr)
+{
+	struct neuron_job_waiter w = { .task = current };
+	int ret = 0;
+
+	if (dma_fence_add_callback(&job->fence, &w.cb, neuron_job_wake))
+		return neuron_job_status(job);
+	for (;;) {
+		set_current_state(intr ? TASK_INTERRUPTIBLE : TASK_KILLABLE);
+		if (neuron_job_done(job))
+			break;
+		if (intr && signal_pending(current)) {
+			/* Deadlines are absolute: a restart is harmless. */
+			ret = -ERESTARTSYS;
+			break;
+		}
+		if (!intr && fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+		if (ktime_compare(ktime_get(), deadline) >= 0) {
+			ret = -ETIME;
+			break;
+		}
+		schedule_hrtimeout_range(&deadline, current->timer_slack_ns,
+					 HRTIMER_MODE_ABS);
+	}
+	__set_current_state(TASK_RUNNING);
+	dma_fence_remove_callback(&job->fence, &w.cb);
+	return ret ? ret : neuron_job_status(job);
+}
+
+/* ---- the queue ---- */
 
 /* Is the ring index @a before @b (both free running)? */
 static bool neuron_dma_before(u32 a, u32 b)
@@ -123,94 +225,171 @@ static irqreturn_t neuron_dma_irq(int vector, void *data)
 	return IRQ_HANDLED;
 }
 
-static void neuron_dma_queue_program(struct neuron_dma_queue *q)
+/*
+ * (Re)start the engine's queue from index 0. Called with submit_lock held,
+ * the engine stopped and its interrupt synchronised (or never started), so
+ * nobody else touches the indices.
+ */
+static int neuron_dma_queue_program(struct neuron_dma_queue *q)
 {
+	struct neuron_device *nd = q->nd;
 	struct ndhal_dma_queue_cfg cfg = {
 		.engine = q->engine,
-		.nc = q->nc,
+		.nc = q->nc->index,
 		.entries = NEURON_DMA_RING_ENTRIES,
 		.tx_iova = q->tx.iova,
 		.rx_iova = q->rx.iova,
 		.status_iova = q->status.iova,
-		.vector = NEURON_IRQ_DMA(q->nc),
+		.vector = NEURON_IRQ_DMA(q->nc->index),
 	};
 
+	lockdep_assert_held(&q->submit_lock);
 	memset(q->status.va, 0, sizeof(struct neuron_dma_status));
+	spin_lock_irq(&q->lock);
 	q->prod = 0;
 	q->published = 0;
 	q->done_idx = 0;
-	q->nd->hal->ops->dma_queue_start(q->nd, &cfg);
+	q->progress = 0;
+	q->error = 0;
+	spin_unlock_irq(&q->lock);
+	return nd->hal->ops->dma_queue_start(nd, &cfg);
+}
+
+/* Fail every pending job of @q with @status. Called with submit_lock held. */
+static void neuron_dma_fail_pending(struct neuron_dma_queue *q, int status)
+{
+	struct neuron_job *job, *tmp;
+	LIST_HEAD(failed);
+
+	lockdep_assert_held(&q->submit_lock);
+	spin_lock_irq(&q->lock);
+	list_splice_init(&q->pending, &failed);
+	spin_unlock_irq(&q->lock);
+	list_for_each_entry_safe(job, tmp, &failed, node) {
+		list_del_init(&job->node);
+		neuron_job_finish(q, job, status);
+	}
 }
 
 /*
- * After a device error: stop the engine, fail every request still pending
- * (the engine halted inside the first of them) and start afresh.
+ * After a device error or a hang: reset the NC's queue through the ops
+ * (stop the engine, wait for its interrupt to finish), fail every job
+ * still pending on it (the engine halted inside the first of them) and
+ * start afresh. Only this NC's jobs fail. If the queue cannot be started
+ * again the NC is failed: later submissions get -EIO.
  */
 static void neuron_dma_queue_reset(struct neuron_dma_queue *q)
 {
-	struct neuron_dma_req *req, *tmp;
-	LIST_HEAD(failed);
+	struct neuron_device *nd = q->nd;
+	struct neuron_nc *nc = q->nc;
+	int idx, ret;
 	u32 err;
 
+	/* Lock order: nc->lock before submit_lock, never inside it. */
+	neuron_nc_set_state(nc, NEURON_NC_RESETTING);
 	mutex_lock(&q->submit_lock);
-	q->nd->hal->ops->dma_queue_stop(q->nd, q->engine, 0);
+	if (!neuron_dev_enter(nd, &idx)) {
+		/* Removal stops the queue and fails its jobs. */
+		mutex_unlock(&q->submit_lock);
+		return;
+	}
+	nd->hal->ops->dma_queue_stop(nd, q->engine, 0);
+	nd->hal->ops->irq_sync(nd, NEURON_IRQ_DMA(nc->index));
+	cancel_delayed_work(&q->hang_work);
 	spin_lock_irq(&q->lock);
 	err = q->error;
-	list_splice_init(&q->pending, &failed);
 	spin_unlock_irq(&q->lock);
-	dev_warn_ratelimited(&q->nd->dev, "DMA error %u on NC %u, queue reset\n",
-			     err, q->nc);
-	neuron_dma_queue_program(q);
-	spin_lock_irq(&q->lock);
-	q->error = 0;
-	spin_unlock_irq(&q->lock);
-	mutex_unlock(&q->submit_lock);
-
-	list_for_each_entry_safe(req, tmp, &failed, node) {
-		list_del_init(&req->node);
-		neuron_dma_req_finish(q, req, -EIO);
+	dev_warn_ratelimited(&nd->dev, "%s on NC %u, queue reset\n",
+			     err == NEURON_DMA_ERR_HUNG ? "DMA hang" : "DMA error",
+			     nc->index);
+	neuron_dma_fail_pending(q, -EIO);
+	atomic64_inc(&nc->resets);
+	ret = neuron_dma_queue_program(q);
+	if (ret) {
+		dev_err(&nd->dev, "NC %u: DMA queue does not restart (%d)\n",
+			nc->index, ret);
+		spin_lock_irq(&q->lock);
+		q->stopped = true;
+		spin_unlock_irq(&q->lock);
 	}
+	neuron_dev_exit(nd, idx);
+	mutex_unlock(&q->submit_lock);
+	neuron_nc_set_state(nc, ret ? NEURON_NC_FAILED : NEURON_NC_FREE);
+	wake_up_all(&q->wait);
 }
 
 static void neuron_dma_retire_work(struct work_struct *work)
 {
 	struct neuron_dma_queue *q = container_of(work, struct neuron_dma_queue,
 						  retire_work);
-	struct neuron_dma_req *req, *tmp;
+	struct neuron_job *job, *tmp;
 	LIST_HEAD(done);
 	u32 err;
 
 	spin_lock_irq(&q->lock);
-	list_for_each_entry_safe(req, tmp, &q->pending, node) {
-		if (neuron_dma_before(q->done_idx, req->end))
+	list_for_each_entry_safe(job, tmp, &q->pending, node) {
+		if (neuron_dma_before(q->done_idx, job->end))
 			break;
-		list_move_tail(&req->node, &done);
+		list_move_tail(&job->node, &done);
 	}
 	err = q->error;
 	spin_unlock_irq(&q->lock);
 
-	list_for_each_entry_safe(req, tmp, &done, node) {
-		list_del_init(&req->node);
-		neuron_dma_req_finish(q, req, 0);
+	list_for_each_entry_safe(job, tmp, &done, node) {
+		list_del_init(&job->node);
+		neuron_job_finish(q, job, 0);
 	}
 	if (err)
 		neuron_dma_queue_reset(q);
 	wake_up_all(&q->wait);
 }
 
+/*
+ * The hang timer: a queue with pending work whose completed count did not
+ * move for a whole period is hung, and is reset as after a device error.
+ */
+static void neuron_dma_hang_work(struct work_struct *work)
+{
+	struct neuron_dma_queue *q = container_of(to_delayed_work(work),
+						  struct neuron_dma_queue, hang_work);
+	bool hung = false, busy;
+
+	spin_lock_irq(&q->lock);
+	busy = !list_empty(&q->pending) && !q->stopped;
+	if (busy && !q->error && q->done_idx == q->progress &&
+	    q->done_idx != q->published) {
+		q->error = NEURON_DMA_ERR_HUNG;
+		hung = true;
+	}
+	q->progress = q->done_idx;
+	spin_unlock_irq(&q->lock);
+	if (hung) {
+		wake_up_all(&q->wait);
+		schedule_work(&q->retire_work);
+	} else if (busy) {
+		schedule_delayed_work(&q->hang_work, neuron_job_timeout());
+	}
+}
+
 static void neuron_dma_queue_free(struct neuron_dma_queue *q)
 {
 	struct neuron_device *nd = q->nd;
 
+	if (q->pattern) {
+		nd->hal->ops->dma_unmap(nd, q->pattern_iova);
+		__free_page(q->pattern);
+	}
 	neuron_ring_free(nd, &q->status);
 	neuron_ring_free(nd, &q->rx);
 	neuron_ring_free(nd, &q->tx);
+	mutex_destroy(&q->submit_lock);
 	kfree(q);
 }
 
-static struct neuron_dma_queue *neuron_dma_queue_create(struct neuron_device *nd,
-							u32 nc)
+/* Called inside the removal guard, with nc->lock held (then submit_lock). */
+static struct neuron_dma_queue *neuron_dma_queue_create(struct neuron_nc *nc)
 {
+	struct neuron_device *nd = nc->nd;
 	struct neuron_dma_queue *q;
 	int ret;
 
@@ -219,12 +398,15 @@ static struct neuron_dma_queue *neuron_dma_queue_create(struct neuron_device *nd
 		return ERR_PTR(-ENOMEM);
 	q->nd = nd;
 	q->nc = nc;
-	q->engine = nc * nd->hal->arch->dma_engines_per_nc;
+	q->engine = nc->index * nd->hal->arch->dma_engines_per_nc;
+	q->pattern_byte = -1;
+	q->fence_ctx = dma_fence_context_alloc(1);
 	mutex_init(&q->submit_lock);
 	spin_lock_init(&q->lock);
 	INIT_LIST_HEAD(&q->pending);
 	init_waitqueue_head(&q->wait);
 	INIT_WORK(&q->retire_work, neuron_dma_retire_work);
+	INIT_DELAYED_WORK(&q->hang_work, neuron_dma_hang_work);
 
 	ret = neuron_ring_alloc(nd, &q->tx, NEURON_DMA_RING_ENTRIES,
 				sizeof(struct neuron_udma_desc));
@@ -237,12 +419,19 @@ static struct neuron_dma_queue *neuron_dma_queue_create(struct neuron_device *nd
 	ret = neuron_ring_alloc(nd, &q->status, 1, sizeof(struct neuron_dma_status));
 	if (ret)
 		goto err_rx;
-	ret = nd->hal->ops->irq_request(nd, NEURON_IRQ_DMA(nc), neuron_dma_irq, q);
+	ret = nd->hal->ops->irq_request(nd, NEURON_IRQ_DMA(nc->index),
+					neuron_dma_irq, q);
 	if (ret)
 		goto err_status;
-	neuron_dma_queue_program(q);
+	mutex_lock(&q->submit_lock);
+	ret = neuron_dma_queue_program(q);
+	mutex_unlock(&q->submit_lock);
+	if (ret)
+		goto err_irq;
 	return q;
 
+err_irq:
+	nd->hal->ops->irq_free(nd, NEURON_IRQ_DMA(nc->index));
 err_status:
 	neuron_ring_free(nd, &q->status);
 err_rx:
@@ -250,46 +439,96 @@ err_rx:
 err_tx:
 	neuron_ring_free(nd, &q->tx);
 err_free:
+	mutex_destroy(&q->submit_lock);
 	kfree(q);
 	return ERR_PTR(ret);
 }
 
-/* The kernel queue of NeuronCore @nc, created on first use. */
-struct neuron_dma_queue *neuron_dma_queue_get(struct neuron_device *nd, u32 nc)
+/**
+ * neuron_dma_queue_get() - the kernel DMA queue of a NeuronCore
+ * @nc: the NC.
+ *
+ * Creates the queue on first use. Takes the removal guard itself.
+ * Return: the queue (valid as long as the device structure), or an
+ * ERR_PTR: -ENODEV once removed, -EIO when the NC failed, -ENOMEM...
+ * A failed creation leaves nothing behind: the next call tries again.
+ */
+struct neuron_dma_queue *neuron_dma_queue_get(struct neuron_nc *nc)
 {
 	struct neuron_dma_queue *q;
+	int idx;
 
-	mutex_lock(&nd->dma_lock);
-	q = nd->dma_queue[nc];
-	if (!q) {
-		q = neuron_dma_queue_create(nd, nc);
+	if (!neuron_dev_enter(nc->nd, &idx))
+		return ERR_PTR(-ENODEV);
+	mutex_lock(&nc->lock);
+	q = nc->dma;
+	if (nc->state == NEURON_NC_FAILED) {
+		q = ERR_PTR(-EIO);
+	} else if (!q) {
+		q = neuron_dma_queue_create(nc);
 		if (!IS_ERR(q))
-			nd->dma_queue[nc] = q;
+			nc->dma = q;
 	}
-	mutex_unlock(&nd->dma_lock);
+	mutex_unlock(&nc->lock);
+	neuron_dev_exit(nc->nd, idx);
 	return q;
 }
 
-static bool neuron_dma_has_space(struct neuron_dma_queue *q)
+/* ---- submission ---- */
+
+/*
+ * Can the submitter go on: room for one more packet and the pattern free
+ * when @need_idle, or something that ends the wait (an error, the queue
+ * stopped, the device gone)?
+ */
+static bool neuron_dma_can_go(struct neuron_dma_queue *q, bool need_idle)
 {
 	bool ok;
 
 	spin_lock_irq(&q->lock);
-	ok = neuron_ring_space(NEURON_DMA_RING_ENTRIES, q->prod, q->done_idx) > 0 ||
-	     q->error;
+	if (need_idle)
+		ok = q->done_idx == q->prod;
+	else
+		ok = neuron_ring_space(NEURON_DMA_RING_ENTRIES, q->prod, q->done_idx) > 0;
+	ok = ok || q->error || q->stopped;
 	spin_unlock_irq(&q->lock);
 	return ok || neuron_dev_unplugged(q->nd);
 }
 
-/* Hand the descriptors written so far to the engine. */
+/*
+ * Hand the descriptors written so far to the engine. The descriptors are
+ * ordinary (coherent) memory and the doorbell may be an MMIO write: wmb()
+ * orders the first before the second on every arch (dma_wmb() does not
+ * cover MMIO). Backends that ring a register must use writel() (not the
+ * _relaxed form). Called inside the removal guard, submit_lock held.
+ */
 static void neuron_dma_kick(struct neuron_dma_queue *q)
 {
 	spin_lock_irq(&q->lock);
 	q->published = q->prod;
 	spin_unlock_irq(&q->lock);
-	/* Descriptors are in memory before the doorbell. */
-	dma_wmb();
+	wmb();
 	q->nd->hal->ops->dma_queue_kick(q->nd, q->engine, 0, q->prod);
+	mod_delayed_work(system_wq, &q->hang_work, neuron_job_timeout());
+}
+
+/*
+ * Sleep (killable, outside the removal guard) until neuron_dma_can_go().
+ * Called with submit_lock held, inside the guard; returns 0 inside it, or
+ * -EINTR (fatal signal) or -ENODEV (device gone) outside it.
+ */
+static int neuron_dma_wait_room(struct neuron_dma_queue *q, int *idx,
+				bool need_idle)
+{
+	struct neuron_device *nd = q->nd;
+
+	neuron_dma_kick(q);
+	neuron_dev_exit(nd, *idx);
+	if (wait_event_killable(q->wait, neuron_dma_can_go(q, need_idle)))
+		return -EINTR;
+	if (!neuron_dev_enter(nd, idx))
+		return -ENODEV;
+	return 0;
 }
 
 /* Write one packet at q->prod; the caller made sure there is room. */
@@ -306,111 +545,194 @@ static void neuron_dma_write_packet(struct neuron_dma_queue *q, u64 src, u64 dst
 	q->prod++;
 }
 
+/*
+ * The memset source: one page of @value per queue, mapped once. It is
+ * refilled only when no queued packet reads it (the queue is idle).
+ * Called inside the guard with submit_lock held; on error the guard is
+ * left when the return is -ENODEV or a signal (as neuron_dma_wait_room()).
+ */
+static int neuron_dma_pattern(struct neuron_dma_queue *q, u8 value, int *idx)
+{
+	struct neuron_device *nd = q->nd;
+	int ret;
+
+	if (q->pattern_byte == value)
+		return 0;
+	if (!q->pattern) {
+		q->pattern = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		if (!q->pattern)
+			return -ENOMEM;
+		ret = nd->hal->ops->dma_map(nd, &q->pattern, 1, &q->pattern_iova);
+		if (ret) {
+			__free_page(q->pattern);
+			q->pattern = NULL;
+			return ret;
+		}
+		q->pattern_byte = 0;
+		if (!value)
+			return 0;
+	}
+	if (!neuron_dma_can_go(q, true) || q->prod != q->done_idx) {
+		ret = neuron_dma_wait_room(q, idx, true);
+		if (ret)
+			return ret;
+		if (q->error || q->stopped)
+			return -EIO;
+	}
+	memset_page(q->pattern, 0, value, PAGE_SIZE);
+	q->pattern_byte = value;
+	return 0;
+}
+
+/* Queue @job (its packets end at q->prod); see neuron_dma_submit(). */
+static void neuron_dma_queue_job(struct neuron_dma_queue *q, struct neuron_job *job)
+{
+	bool stopped;
+
+	job->end = q->prod;
+	neuron_job_get(job);
+	spin_lock_irq(&q->lock);
+	stopped = q->stopped;
+	if (!stopped) {
+		/* Fences of one context signal in order: the queue's order. */
+		job->fence.lock = &q->lock;
+		job->fence.context = q->fence_ctx;
+		job->fence.seqno = ++q->fence_seqno;
+		list_add_tail(&job->node, &q->pending);
+	}
+	spin_unlock_irq(&q->lock);
+	atomic64_inc(&q->nc->jobs);
+	/* The engine is stopped for good: nothing reads the packets. */
+	if (stopped)
+		neuron_job_finish(q, job, -ENODEV);
+}
+
 /**
  * neuron_dma_submit() - queue a transfer
  * @q: the queue.
- * @req: the request; the queue takes a reference until it is retired.
- * @seg: what to move.
+ * @job: the job; the queue takes a reference until it is retired.
+ * @seg: what to move; with @seg->src_fixed the source is the queue's
+ *	memset pattern of byte @seg->value.
  *
- * Splits @seg in packets of at most 64 KiB, waiting for ring space as
- * needed. Even if the queue fails or the device goes away half way, @req
- * is queued and will be finished (with an error): its resources are never
+ * Call outside the removal guard: this enters it, and leaves it while it
+ * sleeps for ring space. Splits @seg in packets of at most 64 KiB (one
+ * page for a memset). Once a packet is written, @job is queued whatever
+ * happens next, and fails with the error returned: its resources are never
  * dropped while the engine may still use them.
  *
- * Return: 0, or -EIO / -ENODEV when the request could not be queued whole
- * (it then completes with that error).
+ * Return: 0; or -ENODEV, -EIO, -EINTR (fatal signal), -ENOMEM. On an
+ * error the job may have been queued (then it retires with that error).
  */
-int neuron_dma_submit(struct neuron_dma_queue *q, struct neuron_dma_req *req,
+int neuron_dma_submit(struct neuron_dma_queue *q, struct neuron_job *job,
 		      const struct neuron_dma_seg *seg)
 {
-	u64 off = 0;
-	int ret = 0;
+	struct neuron_device *nd = q->nd;
+	u32 max = seg->src_fixed ? PAGE_SIZE : NEURON_DESC_MAX_LEN;
+	u32 first;
+	u64 src = seg->src, off = 0;
+	bool in = true;
+	int idx, ret;
 
-	req->q = q;
-	mutex_lock(&q->submit_lock);
+	ret = mutex_lock_killable(&q->submit_lock);
+	if (ret)
+		return ret;
+	first = q->prod;
+	if (!neuron_dev_enter(nd, &idx)) {
+		ret = -ENODEV;
+		in = false;
+		goto out;
+	}
+	if (q->stopped) {
+		ret = -EIO;
+		goto out;
+	}
+	if (seg->src_fixed) {
+		ret = neuron_dma_pattern(q, seg->value, &idx);
+		if (ret == -ENODEV || ret == -EINTR)
+			in = false;
+		if (ret)
+			goto out;
+		src = q->pattern_iova;
+	}
 	while (off < seg->len) {
-		u32 len = min_t(u64, seg->len - off, NEURON_DESC_MAX_LEN);
+		u32 len = min_t(u64, seg->len - off, max);
 		bool last = off + len == seg->len;
 		bool irq = last || !((q->prod + 1) % NEURON_DMA_INT_EVERY);
 
-		if (!neuron_dma_has_space(q)) {
-			neuron_dma_kick(q);
-			wait_event(q->wait, neuron_dma_has_space(q));
+		if (!neuron_dma_can_go(q, false) ||
+		    !neuron_ring_space(NEURON_DMA_RING_ENTRIES, q->prod, q->done_idx)) {
+			ret = neuron_dma_wait_room(q, &idx, false);
+			if (ret) {
+				in = false;
+				break;
+			}
 		}
-		if (q->error || neuron_dev_unplugged(q->nd)) {
-			ret = q->error ? -EIO : -ENODEV;
+		if (q->error || q->stopped) {
+			ret = -EIO;
 			break;
 		}
-		neuron_dma_write_packet(q, seg->src + (seg->src_fixed ? 0 : off),
+		neuron_dma_write_packet(q, src + (seg->src_fixed ? 0 : off),
 					seg->dst + off, len, irq);
 		off += len;
 	}
-	req->end = q->prod;
-	kref_get(&req->ref);
-	spin_lock_irq(&q->lock);
-	list_add_tail(&req->node, &q->pending);
-	spin_unlock_irq(&q->lock);
-	neuron_dma_kick(q);
+out:
+	if (q->prod != first) {
+		job->error = ret;
+		neuron_dma_queue_job(q, job);
+		if (in)
+			neuron_dma_kick(q);
+	}
+	if (in)
+		neuron_dev_exit(nd, idx);
 	mutex_unlock(&q->submit_lock);
 	return ret;
 }
 
+/* ---- removal ---- */
+
 /*
- * Wait until @req is retired (killable; the request goes on if the caller
- * is killed). Return: its status, -EINTR, or -ENODEV.
+ * The device is unplugged (no guard section runs any more): stop every
+ * engine, fail what is pending (its resources are dropped now), free the
+ * interrupts. The queues' memory stays until the device's release, so that
+ * a submitter that slept outside the guard finds them on waking.
  */
-int neuron_dma_wait(struct neuron_dma_queue *q, struct neuron_dma_req *req)
-{
-	bool stop;
-
-	stop = wait_event_killable(q->wait, neuron_dma_req_done(req) ||
-				   neuron_dev_unplugged(q->nd));
-	if (stop)
-		return -EINTR;
-	if (!neuron_dma_req_done(req))
-		return -ENODEV;
-	return req->status;
-}
-
-/* The device is going away: wake every waiter (before synchronize_srcu). */
 void neuron_dma_unplug(struct neuron_device *nd)
 {
-	int i;
-
-	mutex_lock(&nd->dma_lock);
-	for (i = 0; i < NEURON_MAX_NC; i++)
-		if (nd->dma_queue[i])
-			wake_up_all(&nd->dma_queue[i]->wait);
-	mutex_unlock(&nd->dma_lock);
-}
-
-/*
- * The device is unplugged and no ioctl runs: stop the engines, fail what
- * is pending (its resources are dropped now) and free the queues.
- */
-void neuron_dma_fini(struct neuron_device *nd)
-{
-	struct neuron_dma_req *req, *tmp;
 	struct neuron_dma_queue *q;
-	LIST_HEAD(failed);
-	int i;
+	u32 i;
 
-	for (i = 0; i < NEURON_MAX_NC; i++) {
-		q = nd->dma_queue[i];
+	for (i = 0; i < nd->hal->arch->nc_count; i++) {
+		q = nd->nc[i].dma;
 		if (!q)
 			continue;
-		/* No interrupt, then no retire work (a reset restarts the queue). */
-		nd->hal->ops->irq_free(nd, NEURON_IRQ_DMA(i));
-		cancel_work_sync(&q->retire_work);
-		nd->hal->ops->dma_queue_stop(nd, q->engine, 0);
 		spin_lock_irq(&q->lock);
-		list_splice_init(&q->pending, &failed);
+		q->stopped = true;
 		spin_unlock_irq(&q->lock);
-		list_for_each_entry_safe(req, tmp, &failed, node) {
-			list_del_init(&req->node);
-			neuron_dma_req_finish(q, req, -ENODEV);
-		}
-		nd->dma_queue[i] = NULL;
-		neuron_dma_queue_free(q);
+		wake_up_all(&q->wait);
+		/*
+		 * No kick or reset runs (they are guard sections): stop the
+		 * engine, then everything that could start a reset, without
+		 * submit_lock (a reset waiting for it would deadlock the
+		 * cancel); then fail what is pending.
+		 */
+		nd->hal->ops->dma_queue_stop(nd, q->engine, 0);
+		nd->hal->ops->irq_free(nd, NEURON_IRQ_DMA(i));
+		cancel_delayed_work_sync(&q->hang_work);
+		cancel_work_sync(&q->retire_work);
+		mutex_lock(&q->submit_lock);
+		neuron_dma_fail_pending(q, -ENODEV);
+		mutex_unlock(&q->submit_lock);
+	}
+}
+
+/* The device's release: nobody uses the queues any more. */
+void neuron_dma_release(struct neuron_device *nd)
+{
+	u32 i;
+
+	for (i = 0; i < NEURON_MAX_NC; i++) {
+		if (nd->nc[i].dma)
+			neuron_dma_queue_free(nd->nc[i].dma);
+		nd->nc[i].dma = NULL;
 	}
 }

@@ -5,18 +5,24 @@
  * itself from objects the caller owns; userspace never writes descriptors
  * or addresses.
  *
+ * Work is submitted as jobs (struct neuron_job). A job carries a dma_fence
+ * that is signalled when the job retires, with its error set first when it
+ * failed; whoever waits for a job (WAIT, a synchronous copy) waits on that
+ * fence, and holds a reference of its own on it, never on the queue.
+ *
  * A transfer is split in packets of one TX and one RX descriptor of equal
- * length (at most 64 KiB). The last packet of a request, and at least one
+ * length (at most 64 KiB). The last packet of a job, and at least one
  * packet in every NEURON_DMA_INT_EVERY, asks for an interrupt; the engine
  * then writes how many packets it completed into struct neuron_dma_status
  * in host memory and raises the NC's DMA interrupt. That count is
  * untrusted: it must lie between what was already known and what was
- * submitted.
+ * submitted. A queue that makes no progress for neuron_job_timeout_ms while
+ * it has work is hung: it is reset like a queue that reported an error.
  */
 #ifndef _NEURON_DMA_H
 #define _NEURON_DMA_H
 
-#include <linux/kref.h>
+#include <linux/dma-fence.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
@@ -33,7 +39,8 @@
  * @completed: packets completed, free running; written after each packet
  *	that asked for an interrupt, and on an error.
  * @error: NEURON_DMA_ERR_*, 0 while none; the queue then halts.
- * @error_index: index of the packet that failed.
+ * @error_index: index of the packet that failed (for a debugger; the
+ *	driver fails every job not completed).
  * @pad: zero.
  */
 struct neuron_dma_status {
@@ -47,56 +54,58 @@ struct neuron_dma_status {
 #define NEURON_DMA_ERR_ADDR	2	/* address the device cannot reach */
 #define NEURON_DMA_ERR_INJECTED	3	/* test knob of the simulator */
 #define NEURON_DMA_ERR_BOGUS	4	/* driver side: nonsense in the status */
+#define NEURON_DMA_ERR_HUNG	5	/* driver side: no progress in time */
 
 struct mm_struct;
 struct neuron_device;
 struct neuron_mem;
+struct neuron_nc;
 
 /**
  * struct neuron_dma_seg - a piece of a transfer
  * @src: device address read (TX side).
  * @dst: device address written (RX side).
  * @len: bytes.
- * @src_fixed: every packet reads from @src (memset from a pattern buffer).
+ * @src_fixed: a memset: every packet reads the queue's pattern page of
+ *	@value (@src is ignored).
+ * @value: the memset byte.
  */
 struct neuron_dma_seg {
 	u64 src;
 	u64 dst;
 	u64 len;
 	bool src_fixed;
+	u8 value;
 };
 
 /**
- * struct neuron_dma_req - one request, from submission to retirement
- * @ref: the submitter's, the queue's until retired, a file's while async.
+ * struct neuron_job - a piece of device work, from submission to retirement
+ * @fence: signalled at retirement; its refcount is the job's (the
+ *	submitter's, the queue's until retired, a file's while the caller
+ *	may still WAIT for it).
  * @node: entry in the queue's pending list.
- * @nd: the device.
- * @q: the queue it goes to; valid while the device is plugged.
- * @end: queue index after the request's last packet.
- * @status: 0 or a negative errno, valid once @done.
- * @done: set (with release ordering) once retired.
+ * @nd: the device; a reference is held for the job's life.
+ * @end: queue index after the job's last packet.
+ * @error: an error known at submission (the job was cut short): the
+ *	fence's error at retirement even if the engine did what it got.
  * @mem: memory objects the transfer uses (references).
- * @pages: host pages the transfer uses (pinned user pages or a pattern).
+ * @pages: host pages the transfer uses (pinned user pages).
  * @npages: entries in @pages.
- * @pinned: @pages are pinned user pages (else driver-allocated).
  * @dirty: the device wrote @pages.
  * @iova: device address of @pages, 0 when not mapped.
  * @pin_mm: the address space whose pinned_vm holds @pin_charged pages of
- *	this request (asynchronous copies of user memory), else NULL.
+ *	this job (asynchronous copies of user memory), else NULL.
  * @pin_charged: pages charged to @pin_mm.
  */
-struct neuron_dma_req {
-	struct kref ref;
+struct neuron_job {
+	struct dma_fence fence;
 	struct list_head node;
 	struct neuron_device *nd;
-	struct neuron_dma_queue *q;
 	u32 end;
-	int status;
-	bool done;
+	int error;
 	struct neuron_mem *mem[2];
 	struct page **pages;
 	unsigned long npages;
-	bool pinned;
 	bool dirty;
 	u64 iova;
 	struct mm_struct *pin_mm;
@@ -111,49 +120,82 @@ struct neuron_dma_req {
  * @tx: TX descriptor ring.
  * @rx: RX descriptor ring.
  * @status: one struct neuron_dma_status written by the engine.
- * @submit_lock: serialises submitters and queue resets.
- * @lock: guards @pending, @published, @done_idx and @error; taken in the
- *	interrupt handler.
+ * @pattern: one page, mapped for the device, of the byte last used by a
+ *	MEMSET; under @submit_lock.
+ * @pattern_iova: its device address.
+ * @pattern_byte: the byte it holds, -1 before the first MEMSET.
+ * @submit_lock: serialises submitters, queue resets and removal.
+ * @lock: guards @pending, @published, @done_idx, @error, @stopped and
+ *	@fence_seqno; taken in the interrupt handler. Also the fences' lock.
  * @prod: packets written; under @submit_lock.
  * @published: @prod as last handed to the engine.
  * @done_idx: packets the engine completed, validated.
+ * @progress: @done_idx when the hang timer last looked.
  * @error: NEURON_DMA_ERR_* seen, 0 when none.
- * @pending: requests not retired, in submission order.
- * @wait: waiters for ring space and for requests.
- * @retire_work: retires completed requests, resets the queue on error.
+ * @stopped: the device is gone or the queue could not be restarted: no
+ *	more submissions, every pending job failed.
+ * @fence_ctx: dma_fence context of the queue.
+ * @fence_seqno: last fence seqno given.
+ * @pending: jobs not retired, in submission order.
+ * @wait: submitters waiting for ring space.
+ * @retire_work: retires completed jobs, resets the queue on error.
+ * @hang_work: declares the queue hung when it stops making progress.
  */
 struct neuron_dma_queue {
 	struct neuron_device *nd;
-	u32 nc;
+	struct neuron_nc *nc;
 	u32 engine;
 	struct neuron_ring tx;
 	struct neuron_ring rx;
 	struct neuron_ring status;
+	struct page *pattern;
+	u64 pattern_iova;
+	int pattern_byte;
 	struct mutex submit_lock;	/* see above */
 	spinlock_t lock;		/* see above */
 	u32 prod;
 	u32 published;
 	u32 done_idx;
+	u32 progress;
 	u32 error;
+	bool stopped;
+	u64 fence_ctx;
+	u64 fence_seqno;
 	struct list_head pending;
 	wait_queue_head_t wait;
 	struct work_struct retire_work;
+	struct delayed_work hang_work;
 };
 
-struct neuron_dma_queue *neuron_dma_queue_get(struct neuron_device *nd, u32 nc);
-struct neuron_dma_req *neuron_dma_req_alloc(struct neuron_device *nd);
-void neuron_dma_req_put(struct neuron_dma_req *req);
-int neuron_dma_submit(struct neuron_dma_queue *q, struct neuron_dma_req *req,
-		      const struct neuron_dma_seg *seg);
-int neuron_dma_wait(struct neuron_dma_queue *q, struct neuron_dma_req *req);
-void neuron_dma_unplug(struct neuron_device *nd);
-void neuron_dma_fini(struct neuron_device *nd);
+extern unsigned int neuron_job_timeout_ms;
 
-/* True once @req is retired; its @status is then valid. */
-static inline bool neuron_dma_req_done(struct neuron_dma_req *req)
+struct neuron_dma_queue *neuron_dma_queue_get(struct neuron_nc *nc);
+struct neuron_job *neuron_job_alloc(struct neuron_device *nd);
+void neuron_job_put(struct neuron_job *job);
+int neuron_dma_submit(struct neuron_dma_queue *q, struct neuron_job *job,
+		      const struct neuron_dma_seg *seg);
+int neuron_job_wait(struct neuron_job *job, ktime_t deadline, bool intr);
+void neuron_dma_unplug(struct neuron_device *nd);
+void neuron_dma_release(struct neuron_device *nd);
+
+static inline struct neuron_job *neuron_job_get(struct neuron_job *job)
 {
-	/* Pairs with the release in neuron_dma_req_finish(): @status is set. */
-	return smp_load_acquire(&req->done);
+	dma_fence_get(&job->fence);
+	return job;
+}
+
+/* True once @job is retired; its fence's error is then final. */
+static inline bool neuron_job_done(struct neuron_job *job)
+{
+	return dma_fence_is_signaled(&job->fence);
+}
+
+/* 0 or the negative errno the job retired with; valid once done. */
+static inline int neuron_job_status(struct neuron_job *job)
+{
+	int status = dma_fence_get_status(&job->fence);
+
+	return status < 0 ? status : 0;
 }
 
 #endif /* _NEURON_DMA_H */

@@ -25,9 +25,10 @@
  *    the handler and the waiters read: active, gen, entries, hdr, eventfd,
  *    head, tail, overflow, error. Fields written under both locks may be
  *    read under either.
- *  - Waiters sleep inside the ioctl's SRCU section (neuron_dev_enter());
- *    neuron_notify_unplug() runs before synchronize_srcu() and wakes them,
- *    so removal never waits for a deadline.
+ *  - NOTIFY_WAIT gives entries back to the device inside the removal guard
+ *    (neuron_dev_enter()) and sleeps outside it: its queue lives as long
+ *    as the device structure, which the file holds. neuron_notify_unplug()
+ *    wakes the sleepers, who then see the device unplugged.
  *
  * Lifetimes: the ring's pages are reference counted (the queue and each
  * mapping hold one), so a mapping outlives teardown and close and reads
@@ -395,7 +396,8 @@ int neuron_ioctl_notify_setup(struct neuron_file *nf, void *arg)
 		goto err_efd;
 	}
 
-	q = &nn->q[s->nc][s->type];
+	q = &nn->q[neuron_nc_get(nd, s->nc)->index]
+		  [array_index_nospec(s->type, NEURON_NOTIFY_TYPES)];
 	mutex_lock(&nn->lock);
 	ret = -ENODEV;
 	if (nn->dead)
@@ -462,7 +464,8 @@ int neuron_ioctl_notify_teardown(struct neuron_file *nf, void *arg)
 	if (t->flags || t->pad || t->nc >= nf->nd->hal->arch->nc_count ||
 	    t->type >= NEURON_NOTIFY_TYPES)
 		return -EINVAL;
-	q = &nn->q[t->nc][t->type];
+	q = &nn->q[neuron_nc_get(nf->nd, t->nc)->index]
+		  [array_index_nospec(t->type, NEURON_NOTIFY_TYPES)];
 	mutex_lock(&nn->lock);
 	if (nn->dead) {
 		ret = -ENODEV;
@@ -537,20 +540,24 @@ int neuron_ioctl_notify_wait(struct neuron_file *nf, void *arg)
 	struct neuron_notify_dev *nn = nd->notify;
 	struct neuron_notify_queue *q;
 	bool advance = false;
+	int idx, ret;
 	u32 gen;
-	int ret;
 
 	if (!nn)
 		return -EOPNOTSUPP;
 	if (w->flags || w->reserved[0] || w->reserved[1] ||
 	    w->nc >= nd->hal->arch->nc_count || w->type >= NEURON_NOTIFY_TYPES)
 		return -EINVAL;
-	q = &nn->q[w->nc][w->type];
+	q = &nn->q[neuron_nc_get(nd, w->nc)->index]
+		  [array_index_nospec(w->type, NEURON_NOTIFY_TYPES)];
 
+	/* Giving entries back is a call into the backend: inside the guard. */
+	if (!neuron_dev_enter(nd, &idx))
+		return -ENODEV;
 	mutex_lock(&nn->lock);
 	if (q->owner != nf) {
-		mutex_unlock(&nn->lock);
-		return nn->dead ? -ENODEV : -ENOENT;
+		ret = nn->dead ? -ENODEV : -ENOENT;
+		goto out_unlock;
 	}
 	spin_lock_irq(&q->lock);
 	neuron_notify_refresh(q);
@@ -575,7 +582,9 @@ int neuron_ioctl_notify_wait(struct neuron_file *nf, void *arg)
 		spin_unlock_irq(&q->lock);
 		ret = -EIO;
 	}
+out_unlock:
 	mutex_unlock(&nn->lock);
+	neuron_dev_exit(nd, idx);
 	if (ret)
 		return ret;
 
@@ -642,18 +651,23 @@ int neuron_notify_mmap(struct file *file, struct vm_area_struct *vma)
 	if (neuron_notify_mmap_slot(vma->vm_pgoff, &nc, &type, &first))
 		return -EINVAL;
 
-	idx = neuron_dev_enter();
-	if (neuron_dev_unplugged(nd)) {
+	if (!neuron_dev_enter(nd, &idx)) {
 		ret = -ENODEV;
-	} else if (nn && nc < nd->hal->arch->nc_count) {
-		mutex_lock(&nn->lock);
-		if (nn->q[nc][type].owner == nf) {
-			ring = nn->q[nc][type].ring;
-			kref_get(&ring->ref);
+	} else {
+		if (nn && nc < nd->hal->arch->nc_count) {
+			struct neuron_notify_queue *q;
+
+			q = &nn->q[neuron_nc_get(nd, nc)->index]
+				  [array_index_nospec(type, NEURON_NOTIFY_TYPES)];
+			mutex_lock(&nn->lock);
+			if (q->owner == nf) {
+				ring = q->ring;
+				kref_get(&ring->ref);
+			}
+			mutex_unlock(&nn->lock);
 		}
-		mutex_unlock(&nn->lock);
+		neuron_dev_exit(nd, idx);
 	}
-	neuron_dev_exit(idx);
 	if (ret)
 		return ret;
 	if (!ring)
@@ -730,6 +744,7 @@ int neuron_notify_device_init(struct neuron_device *nd)
 			q->nd = nd;
 			q->nc = nc;
 			q->type = t;
+			nd->nc[nc].notify = nn->q[nc];
 			spin_lock_init(&q->lock);
 			init_waitqueue_head(&q->wait);
 		}

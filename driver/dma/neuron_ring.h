@@ -2,8 +2,11 @@
 /*
  * neuron: descriptor rings. A ring has a power-of-two number of entries;
  * producer and consumer indices run freely (u32, wrapping) and are reduced
- * to a slot only to address memory. Ring memory is host pages that the
- * CPU sees through a vmap() and the device through one dma_map() range.
+ * to a slot only to address memory. Ring memory is coherent DMA memory
+ * from the backend (ndhal_ops.coherent_alloc): the CPU and the device see
+ * each other's writes without cache maintenance, also behind a
+ * non-coherent IOMMU; ordering is still the caller's (wmb() before a
+ * doorbell, acquire/READ_ONCE on what the device writes).
  */
 #ifndef _NEURON_RING_H
 #define _NEURON_RING_H
@@ -17,16 +20,16 @@ struct neuron_device;
  * struct neuron_ring - ring memory
  * @va: the CPU's view.
  * @iova: the device's view.
- * @pages: the pages.
- * @npages: entries in @pages.
+ * @cookie: the backend's handle of the memory.
+ * @size: bytes, a multiple of PAGE_SIZE.
  * @entries: power of two.
  * @esize: bytes per entry.
  */
 struct neuron_ring {
 	void *va;
 	u64 iova;
-	struct page **pages;
-	unsigned long npages;
+	void *cookie;
+	size_t size;
 	u32 entries;
 	u32 esize;
 };

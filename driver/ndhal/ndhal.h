@@ -94,9 +94,18 @@ struct ndhal_dma_queue_cfg {
  * @irq_request: call @handler (hard interrupt context) when the device
  *	raises interrupt @vector (NEURON_IRQ_*).
  * @irq_free: undo @irq_request; on return the handler no longer runs.
+ * @irq_sync: wait until a handler of @vector that started has returned
+ *	(synchronize_irq()); needed for NEURON_CAP_COPY.
+ * @coherent_alloc: zeroed memory that the CPU (@va) and the device
+ *	(@iova) both see without cache maintenance (dma_alloc_coherent() on
+ *	silicon), for descriptor rings and status words; @cookie is the
+ *	backend's, handed back to @coherent_free. Needed for NEURON_CAP_COPY.
+ * @coherent_free: undo @coherent_alloc.
  * @dma_queue_start: program a DMA queue; its rings start at index 0.
+ *	Return: 0 or a negative errno (the queue is then not started).
  * @dma_queue_kick: doorbell: descriptors below @prod (free running) are
- *	ready in both rings.
+ *	ready in both rings. The caller issued wmb() after writing them; a
+ *	register doorbell is written with writel() (not _relaxed).
  * @dma_queue_stop: stop a queue; on return the engine no longer reads its
  *	rings nor writes its status.
  * @notify_init: optional (NEURON_CAP_NOTIFY needs it); program notification
@@ -121,6 +130,11 @@ struct ndhal_ops {
 	int (*irq_request)(struct neuron_device *nd, unsigned int vector,
 			   irq_handler_t handler, void *data);
 	void (*irq_free)(struct neuron_device *nd, unsigned int vector);
+	void (*irq_sync)(struct neuron_device *nd, unsigned int vector);
+	int (*coherent_alloc)(struct neuron_device *nd, size_t size, void **va,
+			      u64 *iova, void **cookie);
+	void (*coherent_free)(struct neuron_device *nd, size_t size, void *va,
+			      u64 iova, void *cookie);
 	int (*dma_queue_start)(struct neuron_device *nd,
 			       const struct ndhal_dma_queue_cfg *cfg);
 	void (*dma_queue_kick)(struct neuron_device *nd, u32 engine, u32 queue,

@@ -17,6 +17,7 @@
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/vmalloc.h>
 #include <kunit/visibility.h>
 
 #include <neuron.h>
@@ -94,6 +95,47 @@ static void neuron_sim_dma_unmap(struct neuron_device *nd, u64 iova)
 	neuron_sim_iommu_unmap(&sd->iommu, iova);
 }
 
+/*
+ * Coherent memory: host pages seen by the CPU through a vmap() and by the
+ * device through the simulated IOMMU. The simulated device reads and
+ * writes them with memcpy, so there is no cache to maintain.
+ */
+static int neuron_sim_coherent_alloc(struct neuron_device *nd, size_t size,
+				     void **va, u64 *iova, void **cookie)
+{
+	unsigned long npages = DIV_ROUND_UP(size, PAGE_SIZE);
+	struct page **pages;
+	int ret;
+
+	pages = neuron_pages_alloc(npages);
+	if (!pages)
+		return -ENOMEM;
+	*va = vmap(pages, npages, VM_MAP, PAGE_KERNEL);
+	if (!*va) {
+		ret = -ENOMEM;
+		goto err_pages;
+	}
+	ret = neuron_sim_dma_map(nd, pages, npages, iova);
+	if (ret)
+		goto err_vunmap;
+	*cookie = pages;
+	return 0;
+
+err_vunmap:
+	vunmap(*va);
+err_pages:
+	neuron_pages_free(pages, npages);
+	return ret;
+}
+
+static void neuron_sim_coherent_free(struct neuron_device *nd, size_t size,
+				     void *va, u64 iova, void *cookie)
+{
+	neuron_sim_dma_unmap(nd, iova);
+	vunmap(va);
+	neuron_pages_free(cookie, DIV_ROUND_UP(size, PAGE_SIZE));
+}
+
 static void neuron_sim_irq_work(struct irq_work *work)
 {
 	struct neuron_sim_irq *irq = container_of(work, struct neuron_sim_irq, work);
@@ -127,13 +169,23 @@ static int neuron_sim_irq_request(struct neuron_device *nd, unsigned int vector,
 	return 0;
 }
 
+/* A handler of @vector that started has returned. */
+static void neuron_sim_irq_sync(struct neuron_device *nd, unsigned int vector)
+{
+	struct neuron_sim_dev *sd = nd->backend;
+
+	if (vector < NEURON_IRQ_COUNT)
+		irq_work_sync(&sd->irq[vector].work);
+}
+
 static void neuron_sim_irq_free(struct neuron_device *nd, unsigned int vector)
 {
 	struct neuron_sim_dev *sd = nd->backend;
-	struct neuron_sim_irq *irq = &sd->irq[vector];
 
-	WRITE_ONCE(irq->handler, NULL);
-	irq_work_sync(&irq->work);
+	if (vector >= NEURON_IRQ_COUNT)
+		return;
+	WRITE_ONCE(sd->irq[vector].handler, NULL);
+	neuron_sim_irq_sync(nd, vector);
 }
 
 const struct ndhal_ops neuron_sim_ops = {
@@ -144,6 +196,9 @@ const struct ndhal_ops neuron_sim_ops = {
 	.dma_unmap = neuron_sim_dma_unmap,
 	.irq_request = neuron_sim_irq_request,
 	.irq_free = neuron_sim_irq_free,
+	.irq_sync = neuron_sim_irq_sync,
+	.coherent_alloc = neuron_sim_coherent_alloc,
+	.coherent_free = neuron_sim_coherent_free,
 	.dma_queue_start = neuron_sim_dma_queue_start,
 	.dma_queue_kick = neuron_sim_dma_queue_kick,
 	.dma_queue_stop = neuron_sim_dma_queue_stop,

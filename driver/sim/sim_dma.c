@@ -13,7 +13,9 @@
  *
  * Knobs (sysfs of the simulated device, root): dma_latency_us added per
  * interrupting packet, dma_bandwidth_mbps (0: as fast as memcpy),
- * dma_fail_next (the next packet fails with an injected error).
+ * dma_fail_next (the next packet fails with an injected error),
+ * dma_hang_nc (N + 1: the next packet on NeuronCore N is never completed,
+ * the queue hangs there until it is stopped; 0: off).
  */
 #include <linux/delay.h>
 #include <linux/highmem.h>
@@ -35,6 +37,7 @@
  * @prod: doorbell value (written by the driver side).
  * @stopped: set when the driver stops the queue.
  * @halted: set on an error, until the queue is programmed again.
+ * @hung: the hang knob caught this queue: it consumes nothing more.
  * @work: processes packets.
  */
 struct neuron_sim_queue {
@@ -44,6 +47,7 @@ struct neuron_sim_queue {
 	u32 prod;
 	bool stopped;
 	bool halted;
+	bool hung;
 	struct work_struct work;
 };
 
@@ -55,6 +59,7 @@ struct neuron_sim_queue {
  * @latency_us: knob.
  * @bandwidth_mbps: knob.
  * @fail_next: knob.
+ * @hang_nc: knob.
  */
 struct neuron_sim_dma {
 	struct workqueue_struct *wq;
@@ -63,6 +68,7 @@ struct neuron_sim_dma {
 	u32 latency_us;
 	u32 bandwidth_mbps;
 	u32 fail_next;
+	u32 hang_nc;
 };
 
 /*
@@ -144,6 +150,11 @@ static int neuron_sim_packet(struct neuron_sim_queue *sq, bool *irq, u32 *bytes)
 		WRITE_ONCE(sq->sd->dma->fail_next, 0);
 		return NEURON_DMA_ERR_INJECTED;
 	}
+	if (READ_ONCE(sq->sd->dma->hang_nc) == sq->cfg.nc + 1 &&
+	    cmpxchg(&sq->sd->dma->hang_nc, sq->cfg.nc + 1, 0) == sq->cfg.nc + 1) {
+		sq->hung = true;
+		return 0;
+	}
 	*irq = rctl & NEURON_DESC_INT;
 	*bytes = neuron_desc_len(rctl);
 	return neuron_sim_move(sq->sd, le64_to_cpu(tx.addr), le64_to_cpu(rx.addr),
@@ -205,12 +216,14 @@ static void neuron_sim_queue_work(struct work_struct *work)
 	u64 bytes = 0;
 	u32 err = 0;
 
-	while (!READ_ONCE(sq->stopped) && !sq->halted &&
+	while (!READ_ONCE(sq->stopped) && !sq->halted && !sq->hung &&
 	       sq->head != neuron_sim_queue_prod(sq)) {
 		bool irq = false;
 		u32 n = 0;
 
 		err = neuron_sim_packet(sq, &irq, &n);
+		if (sq->hung)
+			break;
 		if (err) {
 			sq->halted = true;
 			neuron_sim_dma_report(sq, err);
@@ -353,10 +366,17 @@ static struct neuron_sim_knob neuron_sim_knob_fail = {
 	.max = 1,
 };
 
+static struct neuron_sim_knob neuron_sim_knob_hang = {
+	.attr = __ATTR(dma_hang_nc, 0644, neuron_sim_knob_show, neuron_sim_knob_store),
+	.off = offsetof(struct neuron_sim_dma, hang_nc),
+	.max = NEURON_MAX_NC,
+};
+
 static struct attribute *neuron_sim_dma_attrs[] = {
 	&neuron_sim_knob_latency.attr.attr,
 	&neuron_sim_knob_bandwidth.attr.attr,
 	&neuron_sim_knob_fail.attr.attr,
+	&neuron_sim_knob_hang.attr.attr,
 	NULL,
 };
 

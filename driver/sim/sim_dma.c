@@ -88,7 +88,7 @@ static struct page *neuron_sim_page(struct neuron_sim_dev *sd, u64 addr,
 
 /*
  * Move @len bytes from @src to @dst, both device addresses. The IOMMU lock
- * is held throughout: no mapping goes (and no page is freed) mid-copy.
+ * is held throughout: no mapping goes, and so no mapped page is unmapped, mid-copy.
  */
 static int neuron_sim_move(struct neuron_sim_dev *sd, u64 src, u64 dst, u32 len)
 {

@@ -116,7 +116,8 @@ struct page *neuron_sim_iommu_page_locked(struct neuron_sim_iommu *mmu, u64 iova
 
 /*
  * Copy @len bytes to (@write) or from host memory at @iova, page by page,
- * under the lock: no mapping goes (and no page is freed) meanwhile.
+ * under the lock: no mapping goes meanwhile (owners free their pages only
+ * after unmapping them).
  */
 static int neuron_sim_iommu_xfer(struct neuron_sim_iommu *mmu, u64 iova,
 				 void *buf, size_t len, bool write)

@@ -107,48 +107,6 @@ FIXTURE_TEARDOWN(copy)
 	neuron_node_release(&self->node);
 }
 
-/* COPY: 0 or -errno. */
-static int copy(int fd, __u32 src, __u64 soff, __u32 dst, __u64 doff,
-		const void *sptr, void *dptr, __u64 size, __u32 flags,
-		__u64 *seqno)
-{
-	struct neuron_copy c = {
-		.src_handle = src, .dst_handle = dst,
-		.src_offset = soff, .dst_offset = doff,
-		.src_ptr = (uintptr_t)sptr, .dst_ptr = (uintptr_t)dptr,
-		.size = size, .flags = flags,
-	};
-	int ret = neuron_ioctl(fd, NEURON_IOCTL_COPY, &c);
-
-	if (seqno)
-		*seqno = c.seqno;
-	return ret;
-}
-
-static __s64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static int wait_seq(int fd, __u64 seqno, __s64 deadline)
-{
-	struct neuron_wait w = { .seqno = seqno, .timeout_ns = deadline };
-
-	return neuron_ioctl(fd, NEURON_IOCTL_WAIT, &w);
-}
-
-static int sim_knob(struct neuron_node *n, const char *knob, const char *val)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), NEURON_SIM_BUS "/devices/neuron_sim%u/%s",
-		 n->sim_id, knob);
-	return neuron_sysfs_write(path, val);
-}
-
 /*
  * user a -> host -> device -> device2 -> host -> user b, at odd offsets,
  * for @size bytes (every direction); then compare.
@@ -160,11 +118,11 @@ static void roundtrip(struct __test_metadata *_metadata,
 
 	memset(self->b, 0, size + 16 > self->size + 64 ? self->size + 64 : size + 16);
 	ASSERT_LE(size + 16, self->size + 64);
-	ASSERT_EQ(0, copy(fd, 0, 0, self->host, 7, self->a + 3, NULL, size, 0, NULL));
-	ASSERT_EQ(0, copy(fd, self->host, 7, self->dev, 4093, NULL, NULL, size, 0, NULL));
-	ASSERT_EQ(0, copy(fd, self->dev, 4093, self->dev2, 1, NULL, NULL, size, 0, NULL));
-	ASSERT_EQ(0, copy(fd, self->dev2, 1, self->host, 4099, NULL, NULL, size, 0, NULL));
-	ASSERT_EQ(0, copy(fd, self->host, 4099, 0, 0, NULL, self->b + 5, size, 0, NULL));
+	ASSERT_EQ(0, neuron_copy_op(fd, 0, 0, self->host, 7, self->a + 3, NULL, size, 0, NULL));
+	ASSERT_EQ(0, neuron_copy_op(fd, self->host, 7, self->dev, 4093, NULL, NULL, size, 0, NULL));
+	ASSERT_EQ(0, neuron_copy_op(fd, self->dev, 4093, self->dev2, 1, NULL, NULL, size, 0, NULL));
+	ASSERT_EQ(0, neuron_copy_op(fd, self->dev2, 1, self->host, 4099, NULL, NULL, size, 0, NULL));
+	ASSERT_EQ(0, neuron_copy_op(fd, self->host, 4099, 0, 0, NULL, self->b + 5, size, 0, NULL));
 	ASSERT_EQ(0, memcmp(self->a + 3, self->b + 5, size))
 		TH_LOG("size %llu", (unsigned long long)size);
 	/* Nothing written around the destination. */
@@ -198,8 +156,8 @@ TEST_F_TIMEOUT(copy, roundtrip_64m, 240)
 	for (i = 0; i < BIG; i += 4096)
 		memcpy(a + i, self->a + (i / 4096) % 4096, 4096);
 	ASSERT_EQ(0, neuron_mem_alloc(self->node.fd, NEURON_MEM_DEVICE, BIG + 4096, 0, &d));
-	ASSERT_EQ(0, copy(self->node.fd, 0, 0, d.handle, 4095, a, NULL, BIG, 0, NULL));
-	ASSERT_EQ(0, copy(self->node.fd, d.handle, 4095, 0, 0, NULL, b, BIG, 0, NULL));
+	ASSERT_EQ(0, neuron_copy_op(self->node.fd, 0, 0, d.handle, 4095, a, NULL, BIG, 0, NULL));
+	ASSERT_EQ(0, neuron_copy_op(self->node.fd, d.handle, 4095, 0, 0, NULL, b, BIG, 0, NULL));
 	ASSERT_EQ(0, memcmp(a, b, BIG));
 	free(a);
 	free(b);
@@ -211,14 +169,14 @@ TEST_F(copy, host_to_host_and_mmap_coherent)
 	__u32 h2 = alloc_or_die(_metadata, self->node.fd, NEURON_MEM_HOST, 1 << 20, &off2);
 	unsigned char *m;
 
-	ASSERT_EQ(0, copy(self->node.fd, 0, 0, self->host, 0, self->a, NULL, 1 << 20, 0, NULL));
-	ASSERT_EQ(0, copy(self->node.fd, self->host, 100, h2, 200, NULL, NULL, 5000, 0, NULL));
+	ASSERT_EQ(0, neuron_copy_op(self->node.fd, 0, 0, self->host, 0, self->a, NULL, 1 << 20, 0, NULL));
+	ASSERT_EQ(0, neuron_copy_op(self->node.fd, self->host, 100, h2, 200, NULL, NULL, 5000, 0, NULL));
 	m = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE, MAP_SHARED, self->node.fd, off2);
 	ASSERT_NE(MAP_FAILED, m);
 	ASSERT_EQ(0, memcmp(m + 200, self->a + 100, 5000));
 	/* Writes through the mapping are what the device reads. */
 	memset(m, 0x77, 4096);
-	ASSERT_EQ(0, copy(self->node.fd, h2, 0, 0, 0, NULL, self->b, 4096, 0, NULL));
+	ASSERT_EQ(0, neuron_copy_op(self->node.fd, h2, 0, 0, 0, NULL, self->b, 4096, 0, NULL));
 	ASSERT_EQ(0x77, self->b[0]);
 	ASSERT_EQ(0x77, self->b[4095]);
 	munmap(m, 1 << 20);
@@ -230,9 +188,9 @@ TEST_F(copy, memset_range)
 		.handle = self->dev, .value = 0xa5, .offset = 4097, .size = 200000,
 	};
 
-	ASSERT_EQ(0, copy(self->node.fd, 0, 0, self->dev, 0, self->a, NULL, 300000, 0, NULL));
+	ASSERT_EQ(0, neuron_copy_op(self->node.fd, 0, 0, self->dev, 0, self->a, NULL, 300000, 0, NULL));
 	ASSERT_EQ(0, neuron_ioctl(self->node.fd, NEURON_IOCTL_MEMSET, &ms));
-	ASSERT_EQ(0, copy(self->node.fd, self->dev, 0, 0, 0, NULL, self->b, 300000, 0, NULL));
+	ASSERT_EQ(0, neuron_copy_op(self->node.fd, self->dev, 0, 0, 0, NULL, self->b, 300000, 0, NULL));
 	ASSERT_EQ(0, memcmp(self->b, self->a, 4097));
 	ASSERT_EQ(0xa5, self->b[4097]);
 	ASSERT_EQ(0xa5, self->b[4097 + 199999]);
@@ -295,10 +253,10 @@ TEST_F(copy, copy_bad_fields)
 	BAD(-ENOENT, dst_handle, 12345);
 #undef BAD
 	/* Two pointers, also asynchronously; a pointer with an offset. */
-	EXPECT_EQ(-EINVAL, copy(fd, 0, 0, 0, 0, self->a, self->b, 1, 0, NULL));
-	EXPECT_EQ(-EINVAL, copy(fd, 0, 0, 0, 0, self->a, self->b, 1,
+	EXPECT_EQ(-EINVAL, neuron_copy_op(fd, 0, 0, 0, 0, self->a, self->b, 1, 0, NULL));
+	EXPECT_EQ(-EINVAL, neuron_copy_op(fd, 0, 0, 0, 0, self->a, self->b, 1,
 				NEURON_COPY_ASYNC, NULL));
-	EXPECT_EQ(-EINVAL, copy(fd, 0, 1, self->dev, 0, self->a, NULL, 1, 0, NULL));
+	EXPECT_EQ(-EINVAL, neuron_copy_op(fd, 0, 1, self->dev, 0, self->a, NULL, 1, 0, NULL));
 }
 
 /* User pointers are pinned by the driver: bad ones fail, none reaches the device. */
@@ -308,14 +266,14 @@ TEST_F(copy, user_pointers_checked)
 	void *ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	ASSERT_NE(MAP_FAILED, ro);
-	EXPECT_EQ(-EFAULT, copy(fd, 0, 0, self->dev, 0, (void *)16, NULL, 100, 0, NULL));
+	EXPECT_EQ(-EFAULT, neuron_copy_op(fd, 0, 0, self->dev, 0, (void *)16, NULL, 100, 0, NULL));
 	/* A kernel address. */
-	EXPECT_EQ(-EFAULT, copy(fd, 0, 0, self->dev, 0,
+	EXPECT_EQ(-EFAULT, neuron_copy_op(fd, 0, 0, self->dev, 0,
 				(void *)0xffff888000000000ULL, NULL, 100, 0, NULL));
 	/* The device may not write a read-only page. */
-	EXPECT_EQ(-EFAULT, copy(fd, self->dev, 0, 0, 0, NULL, ro, 100, 0, NULL));
+	EXPECT_EQ(-EFAULT, neuron_copy_op(fd, self->dev, 0, 0, 0, NULL, ro, 100, 0, NULL));
 	/* Reading from it is fine. */
-	EXPECT_EQ(0, copy(fd, 0, 0, self->dev, 0, ro, NULL, 100, 0, NULL));
+	EXPECT_EQ(0, neuron_copy_op(fd, 0, 0, self->dev, 0, ro, NULL, 100, 0, NULL));
 	munmap(ro, 4096);
 }
 
@@ -333,14 +291,14 @@ TEST_F(copy, handle_of_other_file)
 	h2 = alloc_or_die(_metadata, fd2, NEURON_MEM_HOST, 4096, NULL);
 	ASSERT_EQ(self->host, h2);	/* both files' first handle */
 	memset(x, 0xee, sizeof(x));
-	ASSERT_EQ(0, copy(self->node.fd, 0, 0, self->host, 0, self->a, NULL, 4096, 0, NULL));
-	ASSERT_EQ(0, copy(fd2, 0, 0, h2, 0, x, NULL, 4096, 0, NULL));
+	ASSERT_EQ(0, neuron_copy_op(self->node.fd, 0, 0, self->host, 0, self->a, NULL, 4096, 0, NULL));
+	ASSERT_EQ(0, neuron_copy_op(fd2, 0, 0, h2, 0, x, NULL, 4096, 0, NULL));
 	/* Our handle 1 still holds our data, not what fd2 wrote to its own. */
-	ASSERT_EQ(0, copy(self->node.fd, self->host, 0, 0, 0, NULL, self->b, 4096, 0, NULL));
+	ASSERT_EQ(0, neuron_copy_op(self->node.fd, self->host, 0, 0, 0, NULL, self->b, 4096, 0, NULL));
 	EXPECT_EQ(0, memcmp(self->a, self->b, 4096));
 	/* Our handle 3 means nothing in fd2, in either position. */
-	EXPECT_EQ(-ENOENT, copy(fd2, h2, 0, self->dev2, 0, NULL, NULL, 1, 0, NULL));
-	EXPECT_EQ(-ENOENT, copy(fd2, self->dev2, 0, h2, 0, NULL, NULL, 1, 0, NULL));
+	EXPECT_EQ(-ENOENT, neuron_copy_op(fd2, h2, 0, self->dev2, 0, NULL, NULL, 1, 0, NULL));
+	EXPECT_EQ(-ENOENT, neuron_copy_op(fd2, self->dev2, 0, h2, 0, NULL, NULL, 1, 0, NULL));
 	close(fd2);
 }
 
@@ -350,21 +308,21 @@ TEST_F(copy, async_and_wait)
 	int i;
 
 	for (i = 0; i < 16; i++) {
-		ASSERT_EQ(0, copy(self->node.fd, 0, 0, self->host, i * 4096, self->a + i,
+		ASSERT_EQ(0, neuron_copy_op(self->node.fd, 0, 0, self->host, i * 4096, self->a + i,
 				  NULL, 4096, 0, NULL));
-		ASSERT_EQ(0, copy(self->node.fd, self->host, i * 4096, self->dev,
+		ASSERT_EQ(0, neuron_copy_op(self->node.fd, self->host, i * 4096, self->dev,
 				  i * 4096, NULL, NULL, 4096, NEURON_COPY_ASYNC, &seq[i]));
 		ASSERT_NE(0ULL, seq[i]);
 		if (i)
 			ASSERT_NE(seq[i - 1], seq[i]);
 	}
 	for (i = 15; i >= 0; i--)
-		ASSERT_EQ(0, wait_seq(self->node.fd, seq[i], now_ns() + 10000000000LL));
+		ASSERT_EQ(0, neuron_wait_seq(self->node.fd, seq[i], neuron_now_ns() + 10000000000LL));
 	/* Spent numbers, zero and numbers never issued are not pending. */
-	EXPECT_EQ(-ENOENT, wait_seq(self->node.fd, seq[0], 0));
-	EXPECT_EQ(-ENOENT, wait_seq(self->node.fd, 0, 0));
-	EXPECT_EQ(-ENOENT, wait_seq(self->node.fd, seq[15] + 1000, 0));
-	ASSERT_EQ(0, copy(self->node.fd, self->dev, 0, 0, 0, NULL, self->b, 16 * 4096,
+	EXPECT_EQ(-ENOENT, neuron_wait_seq(self->node.fd, seq[0], 0));
+	EXPECT_EQ(-ENOENT, neuron_wait_seq(self->node.fd, 0, 0));
+	EXPECT_EQ(-ENOENT, neuron_wait_seq(self->node.fd, seq[15] + 1000, 0));
+	ASSERT_EQ(0, neuron_copy_op(self->node.fd, self->dev, 0, 0, 0, NULL, self->b, 16 * 4096,
 			  0, NULL));
 	for (i = 0; i < 16; i++)
 		ASSERT_EQ(0, memcmp(self->b + i * 4096, self->a + i, 4096));
@@ -404,18 +362,18 @@ TEST_F(copy, async_user_pointers)
 	long base = neuron_vm_pinned_kb();
 
 	ASSERT_LE(0, base);
-	ASSERT_EQ(0, copy(fd, 0, 0, self->dev, 4093, self->a + 3, NULL, size,
+	ASSERT_EQ(0, neuron_copy_op(fd, 0, 0, self->dev, 4093, self->a + 3, NULL, size,
 			  NEURON_COPY_ASYNC, &seq));
 	ASSERT_NE(0ULL, seq);
-	ASSERT_EQ(0, wait_seq(fd, seq, now_ns() + 10000000000LL));
-	ASSERT_EQ(0, copy(fd, self->dev, 4093, 0, 0, NULL, self->b + 5, size,
+	ASSERT_EQ(0, neuron_wait_seq(fd, seq, neuron_now_ns() + 10000000000LL));
+	ASSERT_EQ(0, neuron_copy_op(fd, self->dev, 4093, 0, 0, NULL, self->b + 5, size,
 			  NEURON_COPY_ASYNC, &seq2));
 	ASSERT_NE(seq, seq2);
-	ASSERT_EQ(0, wait_seq(fd, seq2, now_ns() + 10000000000LL));
+	ASSERT_EQ(0, neuron_wait_seq(fd, seq2, neuron_now_ns() + 10000000000LL));
 	ASSERT_EQ(0, memcmp(self->a + 3, self->b + 5, size));
 	EXPECT_EQ(0, self->b[4]);
 	EXPECT_EQ(0, self->b[5 + size]);
-	EXPECT_EQ(-ENOENT, wait_seq(fd, seq2, 0));
+	EXPECT_EQ(-ENOENT, neuron_wait_seq(fd, seq2, 0));
 	EXPECT_EQ(base, neuron_vm_pinned_kb());
 }
 
@@ -429,22 +387,22 @@ TEST_F(copy, async_user_pointer_charged_while_in_flight)
 	if (!self->node.created)
 		SKIP(return, "needs the simulator's latency knob");
 	ASSERT_LE(0, base);
-	ASSERT_EQ(0, sim_knob(&self->node, "dma_latency_us", "300000"));
-	ASSERT_EQ(0, copy(fd, 0, 0, self->dev, 0, self->a + 100, NULL, 65536,
+	ASSERT_EQ(0, neuron_sim_knob(&self->node, "dma_latency_us", "300000"));
+	ASSERT_EQ(0, neuron_copy_op(fd, 0, 0, self->dev, 0, self->a + 100, NULL, 65536,
 			  NEURON_COPY_ASYNC, &seq));
 	EXPECT_EQ(base + span_kb(self->a + 100, 65536), neuron_vm_pinned_kb());
-	ASSERT_EQ(0, wait_seq(fd, seq, now_ns() + 5000000000LL));
+	ASSERT_EQ(0, neuron_wait_seq(fd, seq, neuron_now_ns() + 5000000000LL));
 	EXPECT_EQ(base, neuron_vm_pinned_kb());
 	/* A file released with the copy in flight: it completes, and uncharges. */
 	fd2 = open(self->node.path, O_RDWR);
 	ASSERT_LE(0, fd2);
 	h = alloc_or_die(_metadata, fd2, NEURON_MEM_DEVICE, 8192, NULL);
 	memset(self->b, 0xff, 8192);
-	ASSERT_EQ(0, copy(fd2, h, 0, 0, 0, NULL, self->b, 8192, NEURON_COPY_ASYNC,
+	ASSERT_EQ(0, neuron_copy_op(fd2, h, 0, 0, 0, NULL, self->b, 8192, NEURON_COPY_ASYNC,
 			  &seq));
 	EXPECT_EQ(base + span_kb(self->b, 8192), neuron_vm_pinned_kb());
 	close(fd2);
-	ASSERT_EQ(0, sim_knob(&self->node, "dma_latency_us", "0"));
+	ASSERT_EQ(0, neuron_sim_knob(&self->node, "dma_latency_us", "0"));
 	EXPECT_EQ(base, vm_pinned_settles(base));
 	/* The new object was zeroed, and the device wrote it to b. */
 	EXPECT_EQ(0, self->b[0]);
@@ -462,18 +420,18 @@ TEST_F(copy, async_user_pointer_failures_uncharge)
 	ASSERT_NE(MAP_FAILED, ro);
 	ASSERT_LE(0, base);
 	/* The device may not write a read-only page. */
-	EXPECT_EQ(-EFAULT, copy(fd, self->dev, 0, 0, 0, NULL, ro, 8192,
+	EXPECT_EQ(-EFAULT, neuron_copy_op(fd, self->dev, 0, 0, 0, NULL, ro, 8192,
 				NEURON_COPY_ASYNC, &seq));
-	EXPECT_EQ(-EFAULT, copy(fd, 0, 0, self->dev, 0, (void *)16, NULL, 100,
+	EXPECT_EQ(-EFAULT, neuron_copy_op(fd, 0, 0, self->dev, 0, (void *)16, NULL, 100,
 				NEURON_COPY_ASYNC, &seq));
 	EXPECT_EQ(base, neuron_vm_pinned_kb());
 	munmap(ro, 8192);
 	if (!self->node.created)
 		return;
-	ASSERT_EQ(0, sim_knob(&self->node, "dma_fail_next", "1"));
-	ASSERT_EQ(0, copy(fd, 0, 0, self->dev, 0, self->a, NULL, 65536,
+	ASSERT_EQ(0, neuron_sim_knob(&self->node, "dma_fail_next", "1"));
+	ASSERT_EQ(0, neuron_copy_op(fd, 0, 0, self->dev, 0, self->a, NULL, 65536,
 			  NEURON_COPY_ASYNC, &seq));
-	EXPECT_EQ(-EIO, wait_seq(fd, seq, now_ns() + 5000000000LL));
+	EXPECT_EQ(-EIO, neuron_wait_seq(fd, seq, neuron_now_ns() + 5000000000LL));
 	EXPECT_EQ(base, neuron_vm_pinned_kb());
 }
 
@@ -511,18 +469,18 @@ TEST_F(copy, async_user_pointer_memlock_limit)
 	if (!pid) {
 		if (drop_ipc_lock() || setrlimit(RLIMIT_MEMLOCK, &lim) || neuron_vm_pinned_kb())
 			_exit(10);
-		if (copy(fd, 0, 0, self->dev, 0, p, NULL, 1 << 20,
+		if (neuron_copy_op(fd, 0, 0, self->dev, 0, p, NULL, 1 << 20,
 			 NEURON_COPY_ASYNC, &seq) != -ENOMEM)
 			_exit(11);
-		if (copy(fd, 0, 0, self->dev, 0, p, NULL, 65536,
+		if (neuron_copy_op(fd, 0, 0, self->dev, 0, p, NULL, 65536,
 			 NEURON_COPY_ASYNC, &seq) ||
-		    wait_seq(fd, seq, now_ns() + 5000000000LL))
+		    neuron_wait_seq(fd, seq, neuron_now_ns() + 5000000000LL))
 			_exit(12);
 		/* At an odd address the same size touches one page more. */
-		if (copy(fd, 0, 0, self->dev, 0, p + 1, NULL, 65536,
+		if (neuron_copy_op(fd, 0, 0, self->dev, 0, p + 1, NULL, 65536,
 			 NEURON_COPY_ASYNC, &seq) != -ENOMEM)
 			_exit(13);
-		if (copy(fd, 0, 0, self->dev, 0, p, NULL, 1 << 20, 0, NULL) ||
+		if (neuron_copy_op(fd, 0, 0, self->dev, 0, p, NULL, 1 << 20, 0, NULL) ||
 		    neuron_vm_pinned_kb())
 			_exit(14);
 		_exit(0);
@@ -550,18 +508,18 @@ TEST_F(copy, wait_deadline)
 
 	if (!self->node.created)
 		SKIP(return, "needs the simulator's latency knob");
-	ASSERT_EQ(0, sim_knob(&self->node, "dma_latency_us", "300000"));
-	ASSERT_EQ(0, copy(self->node.fd, self->host, 0, self->dev, 0, NULL, NULL,
+	ASSERT_EQ(0, neuron_sim_knob(&self->node, "dma_latency_us", "300000"));
+	ASSERT_EQ(0, neuron_copy_op(self->node.fd, self->host, 0, self->dev, 0, NULL, NULL,
 			  4096, NEURON_COPY_ASYNC, &seq));
 	/* A deadline in the past only polls. */
-	EXPECT_EQ(-ETIME, wait_seq(self->node.fd, seq, 0));
-	t0 = now_ns();
-	EXPECT_EQ(-ETIME, wait_seq(self->node.fd, seq, t0 + 50000000));
-	dt = now_ns() - t0;
+	EXPECT_EQ(-ETIME, neuron_wait_seq(self->node.fd, seq, 0));
+	t0 = neuron_now_ns();
+	EXPECT_EQ(-ETIME, neuron_wait_seq(self->node.fd, seq, t0 + 50000000));
+	dt = neuron_now_ns() - t0;
 	EXPECT_GE(dt, 50000000);
 	EXPECT_LT(dt, 250000000);
-	EXPECT_EQ(0, wait_seq(self->node.fd, seq, now_ns() + 5000000000LL));
-	ASSERT_EQ(0, sim_knob(&self->node, "dma_latency_us", "0"));
+	EXPECT_EQ(0, neuron_wait_seq(self->node.fd, seq, neuron_now_ns() + 5000000000LL));
+	ASSERT_EQ(0, neuron_sim_knob(&self->node, "dma_latency_us", "0"));
 }
 
 static int alarms;
@@ -589,26 +547,26 @@ TEST_F(copy, wait_signal)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = alarm_handler;
 	ASSERT_EQ(0, sigaction(SIGALRM, &sa, &old));
-	ASSERT_EQ(0, sim_knob(&self->node, "dma_latency_us", "500000"));
-	ASSERT_EQ(0, copy(self->node.fd, self->host, 0, self->dev, 0, NULL, NULL,
+	ASSERT_EQ(0, neuron_sim_knob(&self->node, "dma_latency_us", "500000"));
+	ASSERT_EQ(0, neuron_copy_op(self->node.fd, self->host, 0, self->dev, 0, NULL, NULL,
 			  4096, NEURON_COPY_ASYNC, &seq));
 	__atomic_store_n(&alarms, 0, __ATOMIC_RELAXED);
 	ASSERT_EQ(0, setitimer(ITIMER_REAL, &it, NULL));
-	EXPECT_EQ(-EINTR, wait_seq(self->node.fd, seq, now_ns() + 5000000000LL));
+	EXPECT_EQ(-EINTR, neuron_wait_seq(self->node.fd, seq, neuron_now_ns() + 5000000000LL));
 	EXPECT_EQ(1, __atomic_load_n(&alarms, __ATOMIC_RELAXED));
 
 	sa.sa_flags = SA_RESTART;
 	ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));
-	ASSERT_EQ(0, copy(self->node.fd, self->host, 0, self->dev, 0, NULL, NULL,
+	ASSERT_EQ(0, neuron_copy_op(self->node.fd, self->host, 0, self->dev, 0, NULL, NULL,
 			  4096, NEURON_COPY_ASYNC, &seq2));
 	ASSERT_EQ(0, setitimer(ITIMER_REAL, &it, NULL));
-	t0 = now_ns();
+	t0 = neuron_now_ns();
 	/* The interrupted number is still pending; this WAIT gets the alarm. */
-	EXPECT_EQ(0, wait_seq(self->node.fd, seq, now_ns() + 5000000000LL));
-	EXPECT_EQ(0, wait_seq(self->node.fd, seq2, now_ns() + 5000000000LL));
+	EXPECT_EQ(0, neuron_wait_seq(self->node.fd, seq, neuron_now_ns() + 5000000000LL));
+	EXPECT_EQ(0, neuron_wait_seq(self->node.fd, seq2, neuron_now_ns() + 5000000000LL));
 	EXPECT_EQ(2, __atomic_load_n(&alarms, __ATOMIC_RELAXED));
-	EXPECT_LT(t0 + 200000000LL, now_ns());
-	ASSERT_EQ(0, sim_knob(&self->node, "dma_latency_us", "0"));
+	EXPECT_LT(t0 + 200000000LL, neuron_now_ns());
+	ASSERT_EQ(0, neuron_sim_knob(&self->node, "dma_latency_us", "0"));
 	sigaction(SIGALRM, &old, NULL);
 }
 
@@ -616,8 +574,8 @@ TEST_F(copy, dma_fault_then_recovery)
 {
 	if (!self->node.created)
 		SKIP(return, "needs the simulator's fault knob");
-	ASSERT_EQ(0, sim_knob(&self->node, "dma_fail_next", "1"));
-	EXPECT_EQ(-EIO, copy(self->node.fd, self->host, 0, self->dev, 0, NULL, NULL,
+	ASSERT_EQ(0, neuron_sim_knob(&self->node, "dma_fail_next", "1"));
+	EXPECT_EQ(-EIO, neuron_copy_op(self->node.fd, self->host, 0, self->dev, 0, NULL, NULL,
 			     65536, 0, NULL));
 	/* The queue was reset: copies work again and move the right bytes. */
 	roundtrip(_metadata, self, 100000);
@@ -629,11 +587,11 @@ TEST_F(copy, async_fault_reported_by_wait)
 
 	if (!self->node.created)
 		SKIP(return, "needs the simulator's fault knob");
-	ASSERT_EQ(0, sim_knob(&self->node, "dma_fail_next", "1"));
-	ASSERT_EQ(0, copy(self->node.fd, self->host, 0, self->dev, 0, NULL, NULL,
+	ASSERT_EQ(0, neuron_sim_knob(&self->node, "dma_fail_next", "1"));
+	ASSERT_EQ(0, neuron_copy_op(self->node.fd, self->host, 0, self->dev, 0, NULL, NULL,
 			  4096, NEURON_COPY_ASYNC, &seq));
-	EXPECT_EQ(-EIO, wait_seq(self->node.fd, seq, now_ns() + 5000000000LL));
-	EXPECT_EQ(-ENOENT, wait_seq(self->node.fd, seq, 0));
+	EXPECT_EQ(-EIO, neuron_wait_seq(self->node.fd, seq, neuron_now_ns() + 5000000000LL));
+	EXPECT_EQ(-ENOENT, neuron_wait_seq(self->node.fd, seq, 0));
 }
 
 /* Set up notification queue (nc 0, @type) and map it: the header. */
@@ -671,7 +629,7 @@ TEST_F(copy, engine_posts_notifications)
 	ASSERT_NE(NULL, err);
 
 	/* 200000 bytes to device memory of NC 0: 4 packets, one interrupt. */
-	ASSERT_EQ(0, copy(self->node.fd, self->host, 0, self->dev, 0, NULL, NULL,
+	ASSERT_EQ(0, neuron_copy_op(self->node.fd, self->host, 0, self->dev, 0, NULL, NULL,
 			  200000, 0, NULL));
 	ASSERT_EQ(1U, done->head);
 	e = notify_entry(done, 0);
@@ -682,8 +640,8 @@ TEST_F(copy, engine_posts_notifications)
 	EXPECT_EQ(4U, e->data);		/* packets completed so far */
 	EXPECT_EQ(0U, err->head);
 
-	ASSERT_EQ(0, sim_knob(&self->node, "dma_fail_next", "1"));
-	ASSERT_EQ(-EIO, copy(self->node.fd, self->host, 0, self->dev, 0, NULL, NULL,
+	ASSERT_EQ(0, neuron_sim_knob(&self->node, "dma_fail_next", "1"));
+	ASSERT_EQ(-EIO, neuron_copy_op(self->node.fd, self->host, 0, self->dev, 0, NULL, NULL,
 			     4096, 0, NULL));
 	ASSERT_EQ(1U, err->head);
 	e = notify_entry(err, 0);
@@ -709,9 +667,9 @@ static void *worker_fn(void *p)
 	for (i = 0; i < 50 && !w->err; i++) {
 		for (j = 0; j < 8192; j++)
 			in[j] = w->idx * 31 + i + j;
-		w->err = copy(w->fd, 0, 0, w->dev, w->idx * 8192, in, NULL, 8192, 0, NULL);
+		w->err = neuron_copy_op(w->fd, 0, 0, w->dev, w->idx * 8192, in, NULL, 8192, 0, NULL);
 		if (!w->err)
-			w->err = copy(w->fd, w->dev, w->idx * 8192, 0, 0, NULL, out, 8192,
+			w->err = neuron_copy_op(w->fd, w->dev, w->idx * 8192, 0, 0, NULL, out, 8192,
 				      0, NULL);
 		if (!w->err && memcmp(in, out, 8192))
 			w->err = -EBADMSG;
@@ -770,15 +728,15 @@ TEST_F(copy, release_with_copies_in_flight)
 
 	if (!self->node.created)
 		SKIP(return, "needs the simulator's latency knob");
-	ASSERT_EQ(0, sim_knob(&self->node, "dma_latency_us", "20000"));
+	ASSERT_EQ(0, neuron_sim_knob(&self->node, "dma_latency_us", "20000"));
 	fd2 = open(self->node.path, O_RDWR);
 	ASSERT_LE(0, fd2);
 	h = alloc_or_die(_metadata, fd2, NEURON_MEM_DEVICE, 1 << 20, NULL);
 	for (i = 0; i < 8; i++)
-		ASSERT_EQ(0, copy(fd2, h, 0, h, 4096, NULL, NULL, 65536,
+		ASSERT_EQ(0, neuron_copy_op(fd2, h, 0, h, 4096, NULL, NULL, 65536,
 				  NEURON_COPY_ASYNC, &seq));
 	close(fd2);
-	ASSERT_EQ(0, sim_knob(&self->node, "dma_latency_us", "0"));
+	ASSERT_EQ(0, neuron_sim_knob(&self->node, "dma_latency_us", "0"));
 	/* The memory of the closed file goes once its copies are done. */
 	for (i = 0; i < 200; i++) {
 		ASSERT_EQ(0, neuron_query_mem_usage(self->node.fd, &u, NULL));

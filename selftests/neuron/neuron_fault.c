@@ -151,6 +151,9 @@ TEST_F(fault, sim_create)
 		fired = disarm(_metadata, self->nth_fd);
 		close(fd);
 		injected += fired;
+		if (fired)
+			ASSERT_EQ(0, next_copy_completes(self))
+				TH_LOG("nth %u: the next copy did not complete", nth);
 		if (!err && !fired)
 			break;
 		if (err) {
@@ -225,6 +228,9 @@ TEST_F(fault, query)
 		err = neuron_query_info(self->node.fd, &info, NULL);
 		fired = disarm(_metadata, self->nth_fd);
 		injected += fired;
+		if (fired)
+			ASSERT_EQ(0, next_copy_completes(self))
+				TH_LOG("nth %u: the next copy did not complete", nth);
 		if (!err && !fired)
 			break;
 		if (err) {
@@ -288,9 +294,33 @@ static int copy_wait(struct _test_data_fault *self, __u32 src, __u32 dst,
 }
 
 /*
+ * After an injected failure the device still works: an asynchronous copy
+ * on the same NeuronCore completes, within a deadline (a queue left half
+ * started once made every later copy on its NC wait forever).
+ */
+static int next_copy_completes(struct _test_data_fault *self)
+{
+	struct neuron_copy c = {
+		.src_handle = self->dev, .dst_handle = self->host,
+		.size = 4096, .flags = NEURON_COPY_ASYNC,
+	};
+	struct timespec ts;
+	struct neuron_wait w;
+	int err = neuron_ioctl(self->node.fd, NEURON_IOCTL_COPY, &c);
+
+	if (err)
+		return err;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	w = (struct neuron_wait){ .seqno = c.seqno,
+		.timeout_ns = (ts.tv_sec + 20) * 1000000000LL + ts.tv_nsec };
+	return neuron_ioctl(self->node.fd, NEURON_IOCTL_WAIT, &w);
+}
+
+/*
  * Run @op with its N-th allocation failing, N = 1, 2, ..., until it runs
  * through with no failure injected. A failure must be an injected one and
- * -ENOMEM, and leave the file's usage, its handles and VmPin as they were.
+ * -ENOMEM, and leave the file's usage, its handles and VmPin as they were;
+ * after each injected failure the next copy on the NC must complete.
  * Returns the number of injected failures.
  */
 static unsigned int data_loop(struct __test_metadata *_metadata,
@@ -310,6 +340,9 @@ static unsigned int data_loop(struct __test_metadata *_metadata,
 		err = op(self);
 		fired = disarm(_metadata, self->nth_fd);
 		injected += fired;
+		if (fired)
+			ASSERT_EQ(0, next_copy_completes(self))
+				TH_LOG("nth %u: the next copy did not complete", nth);
 		if (!err && !fired)
 			break;
 		if (!err)

@@ -20,6 +20,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -637,6 +638,52 @@ static inline int neuron_mem_free(int fd, __u32 handle)
 	struct neuron_mem_free f = { .handle = handle };
 
 	return neuron_ioctl(fd, NEURON_IOCTL_MEM_FREE, &f);
+}
+
+/* ---- COPY, WAIT ---- */
+
+/* COPY: 0 or -errno. */
+static inline int neuron_copy_op(int fd, __u32 src, __u64 soff, __u32 dst,
+				 __u64 doff, const void *sptr, void *dptr,
+				 __u64 size, __u32 flags, __u64 *seqno)
+{
+	struct neuron_copy c = {
+		.src_handle = src, .dst_handle = dst,
+		.src_offset = soff, .dst_offset = doff,
+		.src_ptr = (uintptr_t)sptr, .dst_ptr = (uintptr_t)dptr,
+		.size = size, .flags = flags,
+	};
+	int ret = neuron_ioctl(fd, NEURON_IOCTL_COPY, &c);
+
+	if (seqno)
+		*seqno = c.seqno;
+	return ret;
+}
+
+static inline __s64 neuron_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static inline int neuron_wait_seq(int fd, __u64 seqno, __s64 deadline)
+{
+	struct neuron_wait w = { .seqno = seqno, .timeout_ns = deadline };
+
+	return neuron_ioctl(fd, NEURON_IOCTL_WAIT, &w);
+}
+
+/* Write a knob of the simulated device behind @n. */
+static inline int neuron_sim_knob(struct neuron_node *n, const char *knob,
+				  const char *val)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), NEURON_SIM_BUS "/devices/neuron_sim%u/%s",
+		 n->sim_id, knob);
+	return neuron_sysfs_write(path, val);
 }
 
 #endif /* NEURON_TEST_H */

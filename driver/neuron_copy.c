@@ -124,6 +124,7 @@ static int neuron_copy_run(struct neuron_file *nf, struct neuron_dma_queue *q,
 	int ret = 0;
 
 	*seqno = 0;
+	job->notify = neuron_notify_is_owner(nf, q->nc->index, NEURON_NOTIFY_COMPLETION);
 	if (async)
 		ret = neuron_async_reserve(nf, seqno);
 	if (!ret) {

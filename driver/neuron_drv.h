@@ -354,6 +354,7 @@ int neuron_notify_device_init(struct neuron_device *nd);
 void neuron_notify_device_fini(struct neuron_device *nd);
 void neuron_notify_unplug(struct neuron_device *nd);
 void neuron_notify_file_release(struct neuron_file *nf);
+bool neuron_notify_is_owner(struct neuron_file *nf, u32 nc, u32 type);
 int neuron_notify_mmap(struct file *file, struct vm_area_struct *vma);
 int neuron_ioctl_notify_setup(struct neuron_file *nf, void *arg);
 int neuron_ioctl_notify_wait(struct neuron_file *nf, void *arg);

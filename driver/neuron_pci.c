@@ -17,12 +17,10 @@
 /**
  * struct neuron_pci - PCI backend state of one device
  * @pdev: the PCI device.
- * @regs: the mapped register BAR.
  * @nd: the neuron device.
  */
 struct neuron_pci {
 	struct pci_dev *pdev;
-	void __iomem *regs;
 	struct neuron_device *nd;
 };
 
@@ -75,7 +73,10 @@ static int neuron_pci_check_bars(struct pci_dev *pdev,
 	return 0;
 }
 
-/* Claim the BARs of the arch and map its register BAR. */
+/*
+ * Claim the BARs of the arch. The register BAR is mapped when the engines
+ * are programmed (not yet: NEURON_DEV_ENGINES_OFF).
+ */
 static int neuron_pci_hw_init(struct neuron_device *nd)
 {
 	const struct ndhal_arch *arch = nd->hal->arch;
@@ -86,22 +87,13 @@ static int neuron_pci_hw_init(struct neuron_device *nd)
 	ret = neuron_pci_check_bars(pdev, arch);
 	if (ret)
 		return ret;
-	ret = pci_request_selected_regions(pdev, arch->bar_mask, "neuron");
-	if (ret)
-		return ret;
-	np->regs = pci_iomap(pdev, arch->reg_bar, 0);
-	if (!np->regs) {
-		pci_release_selected_regions(pdev, arch->bar_mask);
-		return -ENOMEM;
-	}
-	return 0;
+	return pci_request_selected_regions(pdev, arch->bar_mask, "neuron");
 }
 
 static void neuron_pci_hw_fini(struct neuron_device *nd)
 {
 	struct neuron_pci *np = nd->backend;
 
-	pci_iounmap(np->pdev, np->regs);
 	pci_release_selected_regions(np->pdev, nd->hal->arch->bar_mask);
 }
 

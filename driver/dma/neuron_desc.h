@@ -19,7 +19,8 @@
 /**
  * struct neuron_udma_desc - one descriptor, as the engine reads it
  * @ctrl: length and control bits (NEURON_DESC_*).
- * @meta: TX: metadata; RX: low word of a second buffer. Unused: zero.
+ * @meta: TX: metadata (NEURON_DESC_META_*); RX: low word of a second
+ *	buffer, unused: zero.
  * @addr: buffer address, device DRAM or a host address the device maps.
  */
 struct neuron_udma_desc {
@@ -35,8 +36,13 @@ static_assert(sizeof(struct neuron_udma_desc) == 16);
 #define NEURON_DESC_FIRST	BIT(26)
 #define NEURON_DESC_LAST	BIT(27)
 #define NEURON_DESC_INT		BIT(28)
-#define NEURON_DESC_DMB		BIT(30)
 #define NEURON_DESC_MAX_LEN	SZ_64K
+
+/*
+ * TX metadata, our simulator's model (docs/hw-model.md): the packet's
+ * completion is reported in the NC's COMPLETION notification queue.
+ */
+#define NEURON_DESC_META_NOTIFY	BIT(0)
 
 static inline void neuron_desc_encode(struct neuron_udma_desc *d, u64 addr,
 				      u32 len, u32 ring_id, u32 flags)

@@ -282,6 +282,7 @@ static void neuron_dma_queue_reset(struct neuron_dma_queue *q)
 {
 	struct neuron_device *nd = q->nd;
 	struct neuron_nc *nc = q->nc;
+	struct neuron_dma_status *st = q->status.va;
 	int idx, ret;
 	u32 err;
 
@@ -299,9 +300,12 @@ static void neuron_dma_queue_reset(struct neuron_dma_queue *q)
 	spin_lock_irq(&q->lock);
 	err = q->error;
 	spin_unlock_irq(&q->lock);
-	dev_warn_ratelimited(&nd->dev, "%s on NC %u, queue reset\n",
-			     err == NEURON_DMA_ERR_HUNG ? "DMA hang" : "DMA error",
-			     nc->index);
+	if (err == NEURON_DMA_ERR_HUNG)
+		dev_warn_ratelimited(&nd->dev, "DMA hang on NC %u, queue reset\n",
+				     nc->index);
+	else
+		dev_warn_ratelimited(&nd->dev, "DMA error %u on NC %u at packet %u, queue reset\n",
+				     err, nc->index, le32_to_cpu(READ_ONCE(st->error_index)));
 	neuron_dma_fail_pending(q, -EIO);
 	atomic64_inc(&nc->resets);
 	ret = neuron_dma_queue_program(q);
@@ -533,12 +537,15 @@ static int neuron_dma_wait_room(struct neuron_dma_queue *q, int *idx,
 
 /* Write one packet at q->prod; the caller made sure there is room. */
 static void neuron_dma_write_packet(struct neuron_dma_queue *q, u64 src, u64 dst,
-				    u32 len, bool irq)
+				    u32 len, bool irq, bool notify)
 {
 	u32 gen = neuron_ring_gen(NEURON_DMA_RING_ENTRIES, q->prod);
 	u32 flags = NEURON_DESC_FIRST | NEURON_DESC_LAST;
+	struct neuron_udma_desc *tx = neuron_ring_entry(&q->tx, q->prod);
 
-	neuron_desc_encode(neuron_ring_entry(&q->tx, q->prod), src, len, gen, flags);
+	neuron_desc_encode(tx, src, len, gen, flags);
+	if (notify)
+		tx->meta = cpu_to_le32(NEURON_DESC_META_NOTIFY);
 	if (irq)
 		flags |= NEURON_DESC_INT;
 	neuron_desc_encode(neuron_ring_entry(&q->rx, q->prod), dst, len, gen, flags);
@@ -672,7 +679,7 @@ int neuron_dma_submit(struct neuron_dma_queue *q, struct neuron_job *job,
 			break;
 		}
 		neuron_dma_write_packet(q, src + (seg->src_fixed ? 0 : off),
-					seg->dst + off, len, irq);
+					seg->dst + off, len, irq, job->notify);
 		off += len;
 	}
 out:

@@ -39,8 +39,8 @@
  * @completed: packets completed, free running; written after each packet
  *	that asked for an interrupt, and on an error.
  * @error: NEURON_DMA_ERR_*, 0 while none; the queue then halts.
- * @error_index: index of the packet that failed (for a debugger; the
- *	driver fails every job not completed).
+ * @error_index: index of the packet that failed (logged; the driver
+ *	fails every job not completed).
  * @pad: zero.
  */
 struct neuron_dma_status {
@@ -88,6 +88,9 @@ struct neuron_dma_seg {
  * @end: queue index after the job's last packet.
  * @error: an error known at submission (the job was cut short): the
  *	fence's error at retirement even if the engine did what it got.
+ * @notify: the submitting file owns the NC's COMPLETION notification
+ *	queue: the job's packets ask the engine to report there. Other
+ *	files' jobs never appear in it.
  * @mem: memory objects the transfer uses (references).
  * @pages: host pages the transfer uses (pinned user pages).
  * @npages: entries in @pages.
@@ -103,6 +106,7 @@ struct neuron_job {
 	struct neuron_device *nd;
 	u32 end;
 	int error;
+	bool notify;
 	struct neuron_mem *mem[2];
 	struct page **pages;
 	unsigned long npages;

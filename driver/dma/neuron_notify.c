@@ -684,6 +684,18 @@ int neuron_notify_mmap(struct file *file, struct vm_area_struct *vma)
 
 /* ---- files and devices ---- */
 
+/*
+ * Does @nf own queue (@nc, @type)? A hint (the owner may change at once):
+ * used to tag a file's own jobs, whose completions the device then posts
+ * in the queue only while the file still owns it.
+ */
+bool neuron_notify_is_owner(struct neuron_file *nf, u32 nc, u32 type)
+{
+	struct neuron_notify_dev *nn = nf->nd->notify;
+
+	return nn && READ_ONCE(nn->q[nc][type].owner) == nf;
+}
+
 /* The file is gone: tear down the queues it owns. */
 void neuron_notify_file_release(struct neuron_file *nf)
 {
@@ -724,15 +736,11 @@ void neuron_notify_unplug(struct neuron_device *nd)
 /* Called at device creation: queues only for backends that have them. */
 int neuron_notify_device_init(struct neuron_device *nd)
 {
-	const struct ndhal_ops *ops = nd->hal->ops;
 	struct neuron_notify_dev *nn;
 	unsigned int nc, t;
 
 	if (!(nd->hal->caps & NEURON_CAP_NOTIFY))
 		return 0;
-	if (WARN_ON(!ops->notify_init || !ops->notify_fini || !ops->notify_consume ||
-		    !ops->dma_map || !ops->irq_request))
-		return -EINVAL;
 	nn = kzalloc(sizeof(*nn), GFP_KERNEL);
 	if (!nn)
 		return -ENOMEM;

@@ -129,8 +129,12 @@ static int neuron_sim_read_desc(struct neuron_sim_queue *sq, u64 ring_iova,
 	return neuron_sim_iommu_read(&sq->sd->iommu, at, d, sizeof(*d));
 }
 
-/* One packet: returns 0, or a NEURON_DMA_ERR_* code. */
-static int neuron_sim_packet(struct neuron_sim_queue *sq, bool *irq, u32 *bytes)
+/*
+ * One packet: returns 0, or a NEURON_DMA_ERR_* code. @notify: its TX
+ * metadata asks for a COMPLETION notification.
+ */
+static int neuron_sim_packet(struct neuron_sim_queue *sq, bool *irq, u32 *bytes,
+			     bool *notify)
 {
 	u32 want = NEURON_DESC_FIRST | NEURON_DESC_LAST;
 	u32 gen = neuron_ring_gen(sq->cfg.entries, sq->head);
@@ -142,6 +146,7 @@ static int neuron_sim_packet(struct neuron_sim_queue *sq, bool *irq, u32 *bytes)
 		return NEURON_DMA_ERR_ADDR;
 	tctl = le32_to_cpu(tx.ctrl);
 	rctl = le32_to_cpu(rx.ctrl);
+	*notify = le32_to_cpu(tx.meta) & NEURON_DESC_META_NOTIFY;
 	if ((tctl & want) != want || (rctl & want) != want ||
 	    neuron_desc_ring_id(tctl) != gen || neuron_desc_ring_id(rctl) != gen ||
 	    neuron_desc_len(tctl) != neuron_desc_len(rctl))
@@ -162,12 +167,13 @@ static int neuron_sim_packet(struct neuron_sim_queue *sq, bool *irq, u32 *bytes)
 }
 
 /*
- * Tell the NC's notification queue, then write the status and raise the
- * interrupt (COMPLETION: code = engine, data = packets completed; ERROR:
- * code = NEURON_DMA_ERR_*, data = the failed packet's index), if the
- * driver set one up.
+ * Tell the NC's notification queue, if the driver set one up (COMPLETION,
+ * only for a packet whose TX metadata asks for it: code = engine, data =
+ * packets completed; ERROR always: code = NEURON_DMA_ERR_*, data = the
+ * failed packet's index), then write the status and raise the interrupt.
  */
-static void neuron_sim_dma_report(struct neuron_sim_queue *sq, u32 err)
+static void neuron_sim_dma_report(struct neuron_sim_queue *sq, u32 err,
+				  bool notify)
 {
 	struct neuron_dma_status st = {
 		.completed = cpu_to_le32(sq->head),
@@ -179,9 +185,12 @@ static void neuron_sim_dma_report(struct neuron_sim_queue *sq, u32 err)
 	 * The notification first: whoever the interrupt wakes (a copy that
 	 * returns to userspace) must find it written.
 	 */
-	neuron_sim_notify(sq->sd, sq->cfg.nc,
-			  err ? NEURON_NOTIFY_ERROR : NEURON_NOTIFY_COMPLETION,
-			  err ? err : sq->cfg.engine, sq->head);
+	if (err)
+		neuron_sim_notify(sq->sd, sq->cfg.nc, NEURON_NOTIFY_ERROR, err,
+				  sq->head);
+	else if (notify)
+		neuron_sim_notify(sq->sd, sq->cfg.nc, NEURON_NOTIFY_COMPLETION,
+				  sq->cfg.engine, sq->head);
 	/* An unreachable status address is the driver's bug: nothing to do. */
 	if (neuron_sim_iommu_write(&sq->sd->iommu, sq->cfg.status_iova, &st,
 				   sizeof(st)))
@@ -218,22 +227,22 @@ static void neuron_sim_queue_work(struct work_struct *work)
 
 	while (!READ_ONCE(sq->stopped) && !sq->halted && !sq->hung &&
 	       sq->head != neuron_sim_queue_prod(sq)) {
-		bool irq = false;
+		bool irq = false, notify = false;
 		u32 n = 0;
 
-		err = neuron_sim_packet(sq, &irq, &n);
+		err = neuron_sim_packet(sq, &irq, &n, &notify);
 		if (sq->hung)
 			break;
 		if (err) {
 			sq->halted = true;
-			neuron_sim_dma_report(sq, err);
+			neuron_sim_dma_report(sq, err, false);
 			break;
 		}
 		sq->head++;
 		bytes += n;
 		if (irq) {
 			neuron_sim_dma_delay(sq->sd->dma, bytes, start);
-			neuron_sim_dma_report(sq, 0);
+			neuron_sim_dma_report(sq, 0, notify);
 			start = ktime_get();
 			bytes = 0;
 		}

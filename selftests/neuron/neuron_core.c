@@ -10,12 +10,16 @@
  *    after job_timeout_ms, reset, and serves again, while another NC's
  *    copies never fail;
  *  - a submitter blocked on a hung queue's full ring dies at once on
- *    SIGKILL.
+ *    SIGKILL;
+ *  - the COMPLETION notifications of a NeuronCore's queue report only the
+ *    work of the file that owns the queue (another process of another uid
+ *    copies on the same NC unseen).
  * Simulated devices only (the knobs are the simulator's).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 
 #include "neuron_test.h"
@@ -337,6 +341,59 @@ TEST_F_TIMEOUT(core, hung_submitter_killable, 60)
 		waitpid(child, &status, 0);
 	}
 	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+}
+
+/* ---- whose completions ---- */
+
+/*
+ * The fixture's file owns NC 0's COMPLETION queue. A child that is
+ * another uid copies on NC 0 through a file of its own: nothing of it
+ * reaches the queue. Then the owner's own copy does.
+ */
+TEST_F(core, completions_private)
+{
+	struct neuron_notify_setup s = {
+		.nc = 0, .type = NEURON_NOTIFY_COMPLETION, .entries = 64,
+		.eventfd = -1,
+	};
+	const volatile struct neuron_notify_header *hdr;
+	int status;
+	pid_t child;
+	void *map;
+
+	ASSERT_EQ(0, neuron_ioctl(self->node.fd, NEURON_IOCTL_NOTIFY_SETUP, &s));
+	map = mmap(NULL, s.mmap_size, PROT_READ, MAP_SHARED, self->node.fd,
+		   s.mmap_offset);
+	ASSERT_NE(MAP_FAILED, map);
+	hdr = map;
+
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		struct neuron_mem_alloc a, b;
+		int fd = open(self->node.path, O_RDWR | O_CLOEXEC), i;
+
+		if (fd < 0 || setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534))
+			_exit(2);
+		if (neuron_mem_alloc(fd, NEURON_MEM_DEVICE, 65536, 0, &a) ||
+		    neuron_mem_alloc(fd, NEURON_MEM_DEVICE, 65536, 0, &b))
+			_exit(3);
+		for (i = 0; i < 10; i++)
+			if (neuron_copy_op(fd, a.handle, 0, b.handle, 0, NULL, NULL,
+					   65536, 0, NULL))
+				_exit(4);
+		_exit(0);
+	}
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0U, hdr->head) TH_LOG("another uid's copies were reported");
+
+	ASSERT_EQ(0, neuron_copy_op(self->node.fd, self->dev[0], 0,
+				    self->dev_b[0], 0, NULL, NULL, 4096, 0, NULL));
+	EXPECT_EQ(1U, hdr->head);
+	munmap(map, s.mmap_size);
 }
 
 TEST_HARNESS_MAIN

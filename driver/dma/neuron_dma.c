@@ -511,6 +511,7 @@ static void neuron_dma_kick(struct neuron_dma_queue *q)
 	spin_lock_irq(&q->lock);
 	q->published = q->prod;
 	spin_unlock_irq(&q->lock);
+	/* Descriptors (coherent memory) before the doorbell, MMIO included. */
 	wmb();
 	q->nd->hal->ops->dma_queue_kick(q->nd, q->engine, 0, q->prod);
 	mod_delayed_work(system_wq, &q->hang_work, neuron_job_timeout());

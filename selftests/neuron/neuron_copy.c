@@ -121,7 +121,8 @@ static void roundtrip(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, neuron_copy_op(fd, 0, 0, self->host, 7, self->a + 3, NULL, size, 0, NULL));
 	ASSERT_EQ(0, neuron_copy_op(fd, self->host, 7, self->dev, 4093, NULL, NULL, size, 0, NULL));
 	ASSERT_EQ(0, neuron_copy_op(fd, self->dev, 4093, self->dev2, 1, NULL, NULL, size, 0, NULL));
-	ASSERT_EQ(0, neuron_copy_op(fd, self->dev2, 1, self->host, 4099, NULL, NULL, size, 0, NULL));
+	ASSERT_EQ(0, neuron_copy_op(fd, self->dev2, 1, self->host, 4099, NULL, NULL, size, 0,
+				    NULL));
 	ASSERT_EQ(0, neuron_copy_op(fd, self->host, 4099, 0, 0, NULL, self->b + 5, size, 0, NULL));
 	ASSERT_EQ(0, memcmp(self->a + 3, self->b + 5, size))
 		TH_LOG("size %llu", (unsigned long long)size);
@@ -169,8 +170,10 @@ TEST_F(copy, host_to_host_and_mmap_coherent)
 	__u32 h2 = alloc_or_die(_metadata, self->node.fd, NEURON_MEM_HOST, 1 << 20, &off2);
 	unsigned char *m;
 
-	ASSERT_EQ(0, neuron_copy_op(self->node.fd, 0, 0, self->host, 0, self->a, NULL, 1 << 20, 0, NULL));
-	ASSERT_EQ(0, neuron_copy_op(self->node.fd, self->host, 100, h2, 200, NULL, NULL, 5000, 0, NULL));
+	ASSERT_EQ(0, neuron_copy_op(self->node.fd, 0, 0, self->host, 0, self->a, NULL, 1 << 20, 0,
+				    NULL));
+	ASSERT_EQ(0, neuron_copy_op(self->node.fd, self->host, 100, h2, 200, NULL, NULL, 5000, 0,
+				    NULL));
 	m = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE, MAP_SHARED, self->node.fd, off2);
 	ASSERT_NE(MAP_FAILED, m);
 	ASSERT_EQ(0, memcmp(m + 200, self->a + 100, 5000));
@@ -188,9 +191,11 @@ TEST_F(copy, memset_range)
 		.handle = self->dev, .value = 0xa5, .offset = 4097, .size = 200000,
 	};
 
-	ASSERT_EQ(0, neuron_copy_op(self->node.fd, 0, 0, self->dev, 0, self->a, NULL, 300000, 0, NULL));
+	ASSERT_EQ(0, neuron_copy_op(self->node.fd, 0, 0, self->dev, 0, self->a, NULL, 300000, 0,
+				    NULL));
 	ASSERT_EQ(0, neuron_ioctl(self->node.fd, NEURON_IOCTL_MEMSET, &ms));
-	ASSERT_EQ(0, neuron_copy_op(self->node.fd, self->dev, 0, 0, 0, NULL, self->b, 300000, 0, NULL));
+	ASSERT_EQ(0, neuron_copy_op(self->node.fd, self->dev, 0, 0, 0, NULL, self->b, 300000, 0,
+				    NULL));
 	ASSERT_EQ(0, memcmp(self->b, self->a, 4097));
 	ASSERT_EQ(0xa5, self->b[4097]);
 	ASSERT_EQ(0xa5, self->b[4097 + 199999]);
@@ -254,8 +259,8 @@ TEST_F(copy, copy_bad_fields)
 #undef BAD
 	/* Two pointers, also asynchronously; a pointer with an offset. */
 	EXPECT_EQ(-EINVAL, neuron_copy_op(fd, 0, 0, 0, 0, self->a, self->b, 1, 0, NULL));
-	EXPECT_EQ(-EINVAL, neuron_copy_op(fd, 0, 0, 0, 0, self->a, self->b, 1,
-				NEURON_COPY_ASYNC, NULL));
+	EXPECT_EQ(-EINVAL, neuron_copy_op(fd, 0, 0, 0, 0, self->a, self->b, 1, NEURON_COPY_ASYNC,
+					  NULL));
 	EXPECT_EQ(-EINVAL, neuron_copy_op(fd, 0, 1, self->dev, 0, self->a, NULL, 1, 0, NULL));
 }
 
@@ -268,8 +273,8 @@ TEST_F(copy, user_pointers_checked)
 	ASSERT_NE(MAP_FAILED, ro);
 	EXPECT_EQ(-EFAULT, neuron_copy_op(fd, 0, 0, self->dev, 0, (void *)16, NULL, 100, 0, NULL));
 	/* A kernel address. */
-	EXPECT_EQ(-EFAULT, neuron_copy_op(fd, 0, 0, self->dev, 0,
-				(void *)0xffff888000000000ULL, NULL, 100, 0, NULL));
+	EXPECT_EQ(-EFAULT, neuron_copy_op(fd, 0, 0, self->dev, 0, (void *)0xffff888000000000ULL,
+					  NULL, 100, 0, NULL));
 	/* The device may not write a read-only page. */
 	EXPECT_EQ(-EFAULT, neuron_copy_op(fd, self->dev, 0, 0, 0, NULL, ro, 100, 0, NULL));
 	/* Reading from it is fine. */
@@ -291,10 +296,12 @@ TEST_F(copy, handle_of_other_file)
 	h2 = alloc_or_die(_metadata, fd2, NEURON_MEM_HOST, 4096, NULL);
 	ASSERT_EQ(self->host, h2);	/* both files' first handle */
 	memset(x, 0xee, sizeof(x));
-	ASSERT_EQ(0, neuron_copy_op(self->node.fd, 0, 0, self->host, 0, self->a, NULL, 4096, 0, NULL));
+	ASSERT_EQ(0, neuron_copy_op(self->node.fd, 0, 0, self->host, 0, self->a, NULL, 4096, 0,
+				    NULL));
 	ASSERT_EQ(0, neuron_copy_op(fd2, 0, 0, h2, 0, x, NULL, 4096, 0, NULL));
 	/* Our handle 1 still holds our data, not what fd2 wrote to its own. */
-	ASSERT_EQ(0, neuron_copy_op(self->node.fd, self->host, 0, 0, 0, NULL, self->b, 4096, 0, NULL));
+	ASSERT_EQ(0, neuron_copy_op(self->node.fd, self->host, 0, 0, 0, NULL, self->b, 4096, 0,
+				    NULL));
 	EXPECT_EQ(0, memcmp(self->a, self->b, 4096));
 	/* Our handle 3 means nothing in fd2, in either position. */
 	EXPECT_EQ(-ENOENT, neuron_copy_op(fd2, h2, 0, self->dev2, 0, NULL, NULL, 1, 0, NULL));
@@ -309,21 +316,23 @@ TEST_F(copy, async_and_wait)
 
 	for (i = 0; i < 16; i++) {
 		ASSERT_EQ(0, neuron_copy_op(self->node.fd, 0, 0, self->host, i * 4096, self->a + i,
-				  NULL, 4096, 0, NULL));
+					    NULL, 4096, 0, NULL));
 		ASSERT_EQ(0, neuron_copy_op(self->node.fd, self->host, i * 4096, self->dev,
-				  i * 4096, NULL, NULL, 4096, NEURON_COPY_ASYNC, &seq[i]));
+					    i * 4096, NULL, NULL, 4096, NEURON_COPY_ASYNC,
+					    &seq[i]));
 		ASSERT_NE(0ULL, seq[i]);
 		if (i)
 			ASSERT_NE(seq[i - 1], seq[i]);
 	}
 	for (i = 15; i >= 0; i--)
-		ASSERT_EQ(0, neuron_wait_seq(self->node.fd, seq[i], neuron_now_ns() + 10000000000LL));
+		ASSERT_EQ(0, neuron_wait_seq(self->node.fd, seq[i],
+					     neuron_now_ns() + 10000000000LL));
 	/* Spent numbers, zero and numbers never issued are not pending. */
 	EXPECT_EQ(-ENOENT, neuron_wait_seq(self->node.fd, seq[0], 0));
 	EXPECT_EQ(-ENOENT, neuron_wait_seq(self->node.fd, 0, 0));
 	EXPECT_EQ(-ENOENT, neuron_wait_seq(self->node.fd, seq[15] + 1000, 0));
-	ASSERT_EQ(0, neuron_copy_op(self->node.fd, self->dev, 0, 0, 0, NULL, self->b, 16 * 4096,
-			  0, NULL));
+	ASSERT_EQ(0, neuron_copy_op(self->node.fd, self->dev, 0, 0, 0, NULL, self->b, 16 * 4096, 0,
+				    NULL));
 	for (i = 0; i < 16; i++)
 		ASSERT_EQ(0, memcmp(self->b + i * 4096, self->a + i, 4096));
 }
@@ -363,11 +372,11 @@ TEST_F(copy, async_user_pointers)
 
 	ASSERT_LE(0, base);
 	ASSERT_EQ(0, neuron_copy_op(fd, 0, 0, self->dev, 4093, self->a + 3, NULL, size,
-			  NEURON_COPY_ASYNC, &seq));
+				    NEURON_COPY_ASYNC, &seq));
 	ASSERT_NE(0ULL, seq);
 	ASSERT_EQ(0, neuron_wait_seq(fd, seq, neuron_now_ns() + 10000000000LL));
 	ASSERT_EQ(0, neuron_copy_op(fd, self->dev, 4093, 0, 0, NULL, self->b + 5, size,
-			  NEURON_COPY_ASYNC, &seq2));
+				    NEURON_COPY_ASYNC, &seq2));
 	ASSERT_NE(seq, seq2);
 	ASSERT_EQ(0, neuron_wait_seq(fd, seq2, neuron_now_ns() + 10000000000LL));
 	ASSERT_EQ(0, memcmp(self->a + 3, self->b + 5, size));
@@ -389,7 +398,7 @@ TEST_F(copy, async_user_pointer_charged_while_in_flight)
 	ASSERT_LE(0, base);
 	ASSERT_EQ(0, neuron_sim_knob(&self->node, "dma_latency_us", "300000"));
 	ASSERT_EQ(0, neuron_copy_op(fd, 0, 0, self->dev, 0, self->a + 100, NULL, 65536,
-			  NEURON_COPY_ASYNC, &seq));
+				    NEURON_COPY_ASYNC, &seq));
 	EXPECT_EQ(base + span_kb(self->a + 100, 65536), neuron_vm_pinned_kb());
 	ASSERT_EQ(0, neuron_wait_seq(fd, seq, neuron_now_ns() + 5000000000LL));
 	EXPECT_EQ(base, neuron_vm_pinned_kb());
@@ -398,8 +407,7 @@ TEST_F(copy, async_user_pointer_charged_while_in_flight)
 	ASSERT_LE(0, fd2);
 	h = alloc_or_die(_metadata, fd2, NEURON_MEM_DEVICE, 8192, NULL);
 	memset(self->b, 0xff, 8192);
-	ASSERT_EQ(0, neuron_copy_op(fd2, h, 0, 0, 0, NULL, self->b, 8192, NEURON_COPY_ASYNC,
-			  &seq));
+	ASSERT_EQ(0, neuron_copy_op(fd2, h, 0, 0, 0, NULL, self->b, 8192, NEURON_COPY_ASYNC, &seq));
 	EXPECT_EQ(base + span_kb(self->b, 8192), neuron_vm_pinned_kb());
 	close(fd2);
 	ASSERT_EQ(0, neuron_sim_knob(&self->node, "dma_latency_us", "0"));
@@ -420,17 +428,17 @@ TEST_F(copy, async_user_pointer_failures_uncharge)
 	ASSERT_NE(MAP_FAILED, ro);
 	ASSERT_LE(0, base);
 	/* The device may not write a read-only page. */
-	EXPECT_EQ(-EFAULT, neuron_copy_op(fd, self->dev, 0, 0, 0, NULL, ro, 8192,
-				NEURON_COPY_ASYNC, &seq));
+	EXPECT_EQ(-EFAULT, neuron_copy_op(fd, self->dev, 0, 0, 0, NULL, ro, 8192, NEURON_COPY_ASYNC,
+					  &seq));
 	EXPECT_EQ(-EFAULT, neuron_copy_op(fd, 0, 0, self->dev, 0, (void *)16, NULL, 100,
-				NEURON_COPY_ASYNC, &seq));
+					  NEURON_COPY_ASYNC, &seq));
 	EXPECT_EQ(base, neuron_vm_pinned_kb());
 	munmap(ro, 8192);
 	if (!self->node.created)
 		return;
 	ASSERT_EQ(0, neuron_sim_knob(&self->node, "dma_fail_next", "1"));
-	ASSERT_EQ(0, neuron_copy_op(fd, 0, 0, self->dev, 0, self->a, NULL, 65536,
-			  NEURON_COPY_ASYNC, &seq));
+	ASSERT_EQ(0, neuron_copy_op(fd, 0, 0, self->dev, 0, self->a, NULL, 65536, NEURON_COPY_ASYNC,
+				    &seq));
 	EXPECT_EQ(-EIO, neuron_wait_seq(fd, seq, neuron_now_ns() + 5000000000LL));
 	EXPECT_EQ(base, neuron_vm_pinned_kb());
 }
@@ -469,16 +477,16 @@ TEST_F(copy, async_user_pointer_memlock_limit)
 	if (!pid) {
 		if (drop_ipc_lock() || setrlimit(RLIMIT_MEMLOCK, &lim) || neuron_vm_pinned_kb())
 			_exit(10);
-		if (neuron_copy_op(fd, 0, 0, self->dev, 0, p, NULL, 1 << 20,
-			 NEURON_COPY_ASYNC, &seq) != -ENOMEM)
+		if (neuron_copy_op(fd, 0, 0, self->dev, 0, p, NULL, 1 << 20, NEURON_COPY_ASYNC,
+				   &seq) != -ENOMEM)
 			_exit(11);
-		if (neuron_copy_op(fd, 0, 0, self->dev, 0, p, NULL, 65536,
-			 NEURON_COPY_ASYNC, &seq) ||
+		if (neuron_copy_op(fd, 0, 0, self->dev, 0, p, NULL, 65536, NEURON_COPY_ASYNC,
+				   &seq) ||
 		    neuron_wait_seq(fd, seq, neuron_now_ns() + 5000000000LL))
 			_exit(12);
 		/* At an odd address the same size touches one page more. */
-		if (neuron_copy_op(fd, 0, 0, self->dev, 0, p + 1, NULL, 65536,
-			 NEURON_COPY_ASYNC, &seq) != -ENOMEM)
+		if (neuron_copy_op(fd, 0, 0, self->dev, 0, p + 1, NULL, 65536, NEURON_COPY_ASYNC,
+				   &seq) != -ENOMEM)
 			_exit(13);
 		if (neuron_copy_op(fd, 0, 0, self->dev, 0, p, NULL, 1 << 20, 0, NULL) ||
 		    neuron_vm_pinned_kb())
@@ -509,8 +517,8 @@ TEST_F(copy, wait_deadline)
 	if (!self->node.created)
 		SKIP(return, "needs the simulator's latency knob");
 	ASSERT_EQ(0, neuron_sim_knob(&self->node, "dma_latency_us", "300000"));
-	ASSERT_EQ(0, neuron_copy_op(self->node.fd, self->host, 0, self->dev, 0, NULL, NULL,
-			  4096, NEURON_COPY_ASYNC, &seq));
+	ASSERT_EQ(0, neuron_copy_op(self->node.fd, self->host, 0, self->dev, 0, NULL, NULL, 4096,
+				    NEURON_COPY_ASYNC, &seq));
 	/* A deadline in the past only polls. */
 	EXPECT_EQ(-ETIME, neuron_wait_seq(self->node.fd, seq, 0));
 	t0 = neuron_now_ns();
@@ -548,8 +556,8 @@ TEST_F(copy, wait_signal)
 	sa.sa_handler = alarm_handler;
 	ASSERT_EQ(0, sigaction(SIGALRM, &sa, &old));
 	ASSERT_EQ(0, neuron_sim_knob(&self->node, "dma_latency_us", "500000"));
-	ASSERT_EQ(0, neuron_copy_op(self->node.fd, self->host, 0, self->dev, 0, NULL, NULL,
-			  4096, NEURON_COPY_ASYNC, &seq));
+	ASSERT_EQ(0, neuron_copy_op(self->node.fd, self->host, 0, self->dev, 0, NULL, NULL, 4096,
+				    NEURON_COPY_ASYNC, &seq));
 	__atomic_store_n(&alarms, 0, __ATOMIC_RELAXED);
 	ASSERT_EQ(0, setitimer(ITIMER_REAL, &it, NULL));
 	EXPECT_EQ(-EINTR, neuron_wait_seq(self->node.fd, seq, neuron_now_ns() + 5000000000LL));
@@ -557,8 +565,8 @@ TEST_F(copy, wait_signal)
 
 	sa.sa_flags = SA_RESTART;
 	ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));
-	ASSERT_EQ(0, neuron_copy_op(self->node.fd, self->host, 0, self->dev, 0, NULL, NULL,
-			  4096, NEURON_COPY_ASYNC, &seq2));
+	ASSERT_EQ(0, neuron_copy_op(self->node.fd, self->host, 0, self->dev, 0, NULL, NULL, 4096,
+				    NEURON_COPY_ASYNC, &seq2));
 	ASSERT_EQ(0, setitimer(ITIMER_REAL, &it, NULL));
 	t0 = neuron_now_ns();
 	/* The interrupted number is still pending; this WAIT gets the alarm. */
@@ -576,7 +584,7 @@ TEST_F(copy, dma_fault_then_recovery)
 		SKIP(return, "needs the simulator's fault knob");
 	ASSERT_EQ(0, neuron_sim_knob(&self->node, "dma_fail_next", "1"));
 	EXPECT_EQ(-EIO, neuron_copy_op(self->node.fd, self->host, 0, self->dev, 0, NULL, NULL,
-			     65536, 0, NULL));
+				       65536, 0, NULL));
 	/* The queue was reset: copies work again and move the right bytes. */
 	roundtrip(_metadata, self, 100000);
 }
@@ -588,8 +596,8 @@ TEST_F(copy, async_fault_reported_by_wait)
 	if (!self->node.created)
 		SKIP(return, "needs the simulator's fault knob");
 	ASSERT_EQ(0, neuron_sim_knob(&self->node, "dma_fail_next", "1"));
-	ASSERT_EQ(0, neuron_copy_op(self->node.fd, self->host, 0, self->dev, 0, NULL, NULL,
-			  4096, NEURON_COPY_ASYNC, &seq));
+	ASSERT_EQ(0, neuron_copy_op(self->node.fd, self->host, 0, self->dev, 0, NULL, NULL, 4096,
+				    NEURON_COPY_ASYNC, &seq));
 	EXPECT_EQ(-EIO, neuron_wait_seq(self->node.fd, seq, neuron_now_ns() + 5000000000LL));
 	EXPECT_EQ(-ENOENT, neuron_wait_seq(self->node.fd, seq, 0));
 }
@@ -629,8 +637,8 @@ TEST_F(copy, engine_posts_notifications)
 	ASSERT_NE(NULL, err);
 
 	/* 200000 bytes to device memory of NC 0: 4 packets, one interrupt. */
-	ASSERT_EQ(0, neuron_copy_op(self->node.fd, self->host, 0, self->dev, 0, NULL, NULL,
-			  200000, 0, NULL));
+	ASSERT_EQ(0, neuron_copy_op(self->node.fd, self->host, 0, self->dev, 0, NULL, NULL, 200000,
+				    0, NULL));
 	ASSERT_EQ(1U, done->head);
 	e = notify_entry(done, 0);
 	EXPECT_EQ(0U, e->seq);
@@ -641,8 +649,8 @@ TEST_F(copy, engine_posts_notifications)
 	EXPECT_EQ(0U, err->head);
 
 	ASSERT_EQ(0, neuron_sim_knob(&self->node, "dma_fail_next", "1"));
-	ASSERT_EQ(-EIO, neuron_copy_op(self->node.fd, self->host, 0, self->dev, 0, NULL, NULL,
-			     4096, 0, NULL));
+	ASSERT_EQ(-EIO, neuron_copy_op(self->node.fd, self->host, 0, self->dev, 0, NULL, NULL, 4096,
+				       0, NULL));
 	ASSERT_EQ(1U, err->head);
 	e = notify_entry(err, 0);
 	EXPECT_EQ(NEURON_NOTIFY_ERROR, e->type);
@@ -667,10 +675,11 @@ static void *worker_fn(void *p)
 	for (i = 0; i < 50 && !w->err; i++) {
 		for (j = 0; j < 8192; j++)
 			in[j] = w->idx * 31 + i + j;
-		w->err = neuron_copy_op(w->fd, 0, 0, w->dev, w->idx * 8192, in, NULL, 8192, 0, NULL);
+		w->err = neuron_copy_op(w->fd, 0, 0, w->dev, w->idx * 8192, in, NULL, 8192, 0,
+					NULL);
 		if (!w->err)
 			w->err = neuron_copy_op(w->fd, w->dev, w->idx * 8192, 0, 0, NULL, out, 8192,
-				      0, NULL);
+						0, NULL);
 		if (!w->err && memcmp(in, out, 8192))
 			w->err = -EBADMSG;
 	}
@@ -734,7 +743,7 @@ TEST_F(copy, release_with_copies_in_flight)
 	h = alloc_or_die(_metadata, fd2, NEURON_MEM_DEVICE, 1 << 20, NULL);
 	for (i = 0; i < 8; i++)
 		ASSERT_EQ(0, neuron_copy_op(fd2, h, 0, h, 4096, NULL, NULL, 65536,
-				  NEURON_COPY_ASYNC, &seq));
+					    NEURON_COPY_ASYNC, &seq));
 	close(fd2);
 	ASSERT_EQ(0, neuron_sim_knob(&self->node, "dma_latency_us", "0"));
 	/* The memory of the closed file goes once its copies are done. */

@@ -25,7 +25,7 @@
 #include "neuron_test.h"
 
 #define TIMEOUT_PARAM	"/sys/module/neuron/parameters/job_timeout_ms"
-#define OBJ		(1ULL << 20)
+#define OBJ		(1024 * 1024)
 
 FIXTURE(core) {
 	struct neuron_node node;
@@ -133,7 +133,7 @@ TEST_F_TIMEOUT(core, wait_races_copy, 120)
 struct nwaiter {
 	int fd;
 	int ret;
-	volatile bool done;
+	int done;	/* __atomic: set once the wait returned */
 };
 
 /* NOTIFY_WAIT on (NC 0, COMPLETION) with no deadline. */
@@ -146,7 +146,7 @@ static void *notify_waiter(void *arg)
 	};
 
 	w->ret = neuron_ioctl(w->fd, NEURON_IOCTL_NOTIFY_WAIT, &nw);
-	w->done = true;
+	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -196,7 +196,7 @@ TEST_F_TIMEOUT(core, unplug_with_waiters, 60)
 	ASSERT_EQ(0, notify_setup(self->node.fd));
 	ASSERT_EQ(0, pthread_create(&t, NULL, notify_waiter, &w));
 	neuron_sleep_ms(200);
-	ASSERT_FALSE(w.done);
+	ASSERT_FALSE(__atomic_load_n(&w.done, __ATOMIC_ACQUIRE));
 
 	ASSERT_EQ(0, neuron_sim_create(&a, "v3", 16));
 	ret = del_within(a.sim_id, 3000, &child);
@@ -209,7 +209,8 @@ TEST_F_TIMEOUT(core, unplug_with_waiters, 60)
 	}
 	a.created = false;
 	ASSERT_EQ(0, ret) TH_LOG("removing device A waited for B's waiter");
-	EXPECT_FALSE(w.done) TH_LOG("B's waiter returned %d", w.ret);
+	EXPECT_FALSE(__atomic_load_n(&w.done, __ATOMIC_ACQUIRE))
+		TH_LOG("B's waiter returned %d", w.ret);
 
 	/* B itself goes: its waiter returns at once. */
 	EXPECT_EQ(0, del_within(self->node.sim_id, 3000, &child));
@@ -223,7 +224,7 @@ TEST_F_TIMEOUT(core, unplug_with_waiters, 60)
 struct nc1_load {
 	int fd;
 	__u32 src, dst;
-	volatile bool stop;
+	int stop;	/* __atomic */
 	unsigned int ok, failed;
 	int err;
 };
@@ -234,7 +235,7 @@ static void *nc1_copies(void *arg)
 	struct nc1_load *l = arg;
 	int ret;
 
-	while (!l->stop) {
+	while (!__atomic_load_n(&l->stop, __ATOMIC_ACQUIRE)) {
 		ret = neuron_copy_op(l->fd, l->src, 0, l->dst, 0, NULL, NULL,
 				     65536, 0, NULL);
 		if (ret) {
@@ -295,7 +296,7 @@ TEST_F_TIMEOUT(core, hung_queue_reset, 60)
 				    NULL, out, sizeof(out), 0, NULL));
 	EXPECT_EQ(0, memcmp(in, out, sizeof(in)));
 
-	l.stop = true;
+	__atomic_store_n(&l.stop, 1, __ATOMIC_RELEASE);
 	ASSERT_EQ(0, pthread_join(t, NULL));
 	EXPECT_EQ(0U, l.failed) TH_LOG("NC 1: %u copies failed (%d)", l.failed, l.err);
 	EXPECT_LT(0U, l.ok);
@@ -356,7 +357,7 @@ TEST_F(core, completions_private)
 		.nc = 0, .type = NEURON_NOTIFY_COMPLETION, .entries = 64,
 		.eventfd = -1,
 	};
-	const volatile struct neuron_notify_header *hdr;
+	const struct neuron_notify_header *hdr;
 	int status;
 	pid_t child;
 	void *map;
@@ -388,11 +389,12 @@ TEST_F(core, completions_private)
 	ASSERT_EQ(child, waitpid(child, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
 	ASSERT_EQ(0, WEXITSTATUS(status));
-	EXPECT_EQ(0U, hdr->head) TH_LOG("another uid's copies were reported");
+	EXPECT_EQ(0U, __atomic_load_n(&hdr->head, __ATOMIC_ACQUIRE))
+		TH_LOG("another uid's copies were reported");
 
 	ASSERT_EQ(0, neuron_copy_op(self->node.fd, self->dev[0], 0,
 				    self->dev_b[0], 0, NULL, NULL, 4096, 0, NULL));
-	EXPECT_EQ(1U, hdr->head);
+	EXPECT_EQ(1U, __atomic_load_n(&hdr->head, __ATOMIC_ACQUIRE));
 	munmap(map, s.mmap_size);
 }
 

@@ -433,6 +433,48 @@ TEST_F(fault, copy)
 	EXPECT_EQ(0, memcmp(self->a + 5, self->b, DATA - 5));
 }
 
+/*
+ * The first COPY of a device creates its NC's DMA queue: fail each of its
+ * allocations in turn, on a fresh device each time. A failure is a clean
+ * -ENOMEM, and the next copy on that NC then completes (a queue whose
+ * start failed was once kept, and nothing on its NC ever completed).
+ */
+TEST_F_TIMEOUT(fault, first_copy, 300)
+{
+	struct neuron_mem_alloc m;
+	unsigned int nth, injected = 0;
+	bool fired;
+	int err;
+
+	for (nth = 1; nth <= MAX_NTH; nth++) {
+		neuron_setup_node(_metadata, &self->node, "v2", 16);
+		ASSERT_EQ(0, neuron_mem_alloc(self->node.fd, NEURON_MEM_DEVICE,
+					      65536, 0, &m));
+		self->dev = m.handle;
+		ASSERT_EQ(0, neuron_mem_alloc(self->node.fd, NEURON_MEM_HOST,
+					      65536, 0, &m));
+		self->host = m.handle;
+		arm(_metadata, self->nth_fd, nth);
+		err = neuron_copy_op(self->node.fd, self->dev, 0, self->host, 0,
+				     NULL, NULL, 65536, 0, NULL);
+		fired = disarm(_metadata, self->nth_fd);
+		injected += fired;
+		if (err) {
+			ASSERT_TRUE(fired) TH_LOG("nth %u: %s", nth, strerror(-err));
+			ASSERT_EQ(-ENOMEM, err) TH_LOG("nth %u: %s", nth, strerror(-err));
+		}
+		if (fired)
+			ASSERT_EQ(0, next_copy_completes(self))
+				TH_LOG("nth %u: the next copy did not complete", nth);
+		neuron_node_release(&self->node);
+		if (!err && !fired)
+			break;
+	}
+	ASSERT_GE(MAX_NTH, nth);
+	TH_LOG("%u injected failures", injected);
+	ASSERT_LT(0U, injected);
+}
+
 TEST_F(fault, memset_and_notify)
 {
 	if (!data_setup(_metadata, self))

@@ -215,7 +215,7 @@ static int neuron_copy_pin(struct neuron_device *nd, struct neuron_job *job,
 	unsigned long first = uaddr & PAGE_MASK;
 	unsigned long npages = neuron_user_pages(uaddr, len);
 	unsigned int gup = (write ? FOLL_WRITE : 0) | (longterm ? FOLL_LONGTERM : 0);
-	int pinned, idx, ret;
+	int pinned;
 
 	job->pages = kvmalloc_array(npages, sizeof(*job->pages), GFP_KERNEL);
 	if (!job->pages)
@@ -230,11 +230,7 @@ static int neuron_copy_pin(struct neuron_device *nd, struct neuron_job *job,
 	}
 	job->dirty = write;
 	job->npages = npages;
-	if (!neuron_dev_enter(nd, &idx))
-		return -ENODEV;
-	ret = nd->hal->ops->dma_map(nd, job->pages, npages, &job->iova);
-	neuron_dev_exit(nd, idx);
-	return ret;
+	return neuron_job_map(job);
 }
 
 /*

@@ -47,10 +47,56 @@ static void neuron_device_release(struct device *dev)
 	neuron_device_mem_fini(nd);
 	for (i = 0; i < NEURON_MAX_NC; i++)
 		mutex_destroy(&nd->nc[i].lock);
+	mutex_destroy(&nd->res_lock);
 	cleanup_srcu_struct(&nd->unplug_srcu);
 	ida_free(&neuron_minor_ida, nd->minor);
 	put_device(nd->parent);
 	kfree(nd);
+}
+
+/**
+ * neuron_hw_res_add() - record a resource the backend now holds for @nd
+ * @nd: the device.
+ * @res: the resource.
+ * @release: how to give it back (called once, see struct neuron_hw_res).
+ *
+ * Called inside the removal guard, right after the backend made it.
+ */
+void neuron_hw_res_add(struct neuron_device *nd, struct neuron_hw_res *res,
+		       void (*release)(struct neuron_device *nd,
+				       struct neuron_hw_res *res))
+{
+	res->release = release;
+	mutex_lock(&nd->res_lock);
+	list_add_tail(&res->node, &nd->res_list);
+	mutex_unlock(&nd->res_lock);
+}
+
+/*
+ * Give @res back at its last use, unless the device's removal already did.
+ * Any context that may sleep, inside the guard or not.
+ */
+void neuron_hw_res_put(struct neuron_device *nd, struct neuron_hw_res *res)
+{
+	mutex_lock(&nd->res_lock);
+	if (!list_empty(&res->node)) {
+		res->release(nd, res);
+		list_del_init(&res->node);
+	}
+	mutex_unlock(&nd->res_lock);
+}
+
+/* Removal: give back everything still held, before the backend goes. */
+static void neuron_hw_res_revoke_all(struct neuron_device *nd)
+{
+	struct neuron_hw_res *res, *tmp;
+
+	mutex_lock(&nd->res_lock);
+	list_for_each_entry_safe(res, tmp, &nd->res_list, node) {
+		res->release(nd, res);
+		list_del_init(&res->node);
+	}
+	mutex_unlock(&nd->res_lock);
 }
 
 /*
@@ -114,6 +160,8 @@ struct neuron_device *neuron_device_create(const struct neuron_device_desc *desc
 	nd->backend = desc->backend;
 	neuron_query_device(nd, &nd->info);
 	neuron_device_mem_init(nd);
+	mutex_init(&nd->res_lock);
+	INIT_LIST_HEAD(&nd->res_list);
 	for (i = 0; i < NEURON_MAX_NC; i++) {
 		nd->nc[i].nd = nd;
 		nd->nc[i].index = i;
@@ -172,9 +220,11 @@ err_put:
  * @nd: device made by neuron_device_create().
  *
  * Waits for the ioctls and faults in flight, zaps every user mapping (a
- * later access gets SIGBUS), removes /dev/neuronN, tears the backend down
- * and drops the backend's reference. Open files keep the structure alive
- * and get -ENODEV from then on.
+ * later access gets SIGBUS), removes /dev/neuronN, stops the engines,
+ * gives back every resource the backend still holds for live objects (their
+ * later release calls nothing in the backend), tears the backend down and
+ * drops the backend's reference. Open files keep the structure alive and
+ * get -ENODEV from then on.
  */
 void neuron_device_remove(struct neuron_device *nd)
 {
@@ -184,6 +234,7 @@ void neuron_device_remove(struct neuron_device *nd)
 	neuron_device_zap_mappings(nd);
 	cdev_device_del(&nd->cdev, &nd->dev);
 	neuron_dma_unplug(nd);
+	neuron_hw_res_revoke_all(nd);
 	if (nd->hal->ops->fini)
 		nd->hal->ops->fini(nd);
 	put_device(&nd->dev);

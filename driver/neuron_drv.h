@@ -41,6 +41,19 @@ struct neuron_notify_queue;
 #define NEURON_MAX_HANDLE	((1U << (64 - NEURON_MMAP_SHIFT)) - 1)
 
 /**
+ * struct neuron_hw_res - something the backend holds for the driver (device
+ *	memory, an IOMMU mapping) until the driver gives it back
+ * @node: entry in the device's list while held, empty once given back.
+ * @release: gives it back; called once, with the device's res_lock held,
+ *	at the resource's last use or at the device's removal, whichever
+ *	comes first (neuron_hw_res_put(), neuron_hw_res_revoke_all()).
+ */
+struct neuron_hw_res {
+	struct list_head node;
+	void (*release)(struct neuron_device *nd, struct neuron_hw_res *res);
+};
+
+/**
  * struct neuron_mem_counter - memory in use, in bytes
  * @device: device memory.
  * @host: host memory.
@@ -124,6 +137,10 @@ struct neuron_nc {
  * @dram_lock: guards @dram.
  * @dram: allocated device memory, by page number, to its neuron_mem.
  * @usage: memory alive on the device, all files.
+ * @res_lock: guards @res_list, serialises giving resources back.
+ * @res_list: backend resources held (struct neuron_hw_res): removal gives
+ *	back what is still held, so that no object alive after the removal
+ *	ever calls into the backend.
  * @nc: the NeuronCores (the first hal->arch->nc_count entries are used).
  * @notify: notification queues (dma/neuron_notify.c), NULL when the device
  *	has no NEURON_CAP_NOTIFY.
@@ -146,6 +163,8 @@ struct neuron_device {
 	struct mutex dram_lock;		/* guards @dram */
 	struct maple_tree dram;
 	struct neuron_mem_counter usage;
+	struct mutex res_lock;		/* guards @res_list */
+	struct list_head res_list;
 	struct neuron_nc nc[NEURON_MAX_NC];
 	struct neuron_notify_dev *notify;
 };
@@ -183,7 +202,10 @@ struct neuron_file {
  * @dev_addr: device memory: its address on the device.
  * @iova: host memory: its address for the device (ndhal_ops.dma_map).
  * @npages: entries in @pages.
- * @pages: the backing pages (device memory of the simulator: its pages).
+ * @pages: the backing pages (device memory of the simulator: its pages,
+ *	given back with @res).
+ * @res: the backend's part: the device memory, or the host memory's
+ *	mapping for the device.
  */
 struct neuron_mem {
 	struct kref ref;
@@ -196,6 +218,7 @@ struct neuron_mem {
 	u64 iova;
 	unsigned long npages;
 	struct page **pages;
+	struct neuron_hw_res res;
 };
 
 /**
@@ -282,6 +305,11 @@ static inline struct neuron_nc *neuron_nc_get(struct neuron_device *nd, u32 nc)
 {
 	return &nd->nc[array_index_nospec(nc, nd->hal->arch->nc_count)];
 }
+
+void neuron_hw_res_add(struct neuron_device *nd, struct neuron_hw_res *res,
+		       void (*release)(struct neuron_device *nd,
+				       struct neuron_hw_res *res));
+void neuron_hw_res_put(struct neuron_device *nd, struct neuron_hw_res *res);
 
 /* neuron_cdev.c */
 extern const struct file_operations neuron_fops;

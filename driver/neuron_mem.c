@@ -125,6 +125,22 @@ VISIBLE_IF_KUNIT void neuron_dram_unplace(struct neuron_device *nd,
 }
 EXPORT_SYMBOL_IF_KUNIT(neuron_dram_unplace);
 
+/* Give the backend's part of @mem back (struct neuron_hw_res). */
+static void neuron_mem_res_release(struct neuron_device *nd,
+				   struct neuron_hw_res *res)
+{
+	struct neuron_mem *mem = container_of(res, struct neuron_mem, res);
+
+	if (mem->kind == NEURON_MEM_DEVICE) {
+		nd->hal->ops->dram_free(nd, mem);
+		/* The backend's pages went with it: a fault now only SIGBUSes. */
+		mem->pages = NULL;
+	} else {
+		nd->hal->ops->dma_unmap(nd, mem->iova);
+		mem->iova = 0;
+	}
+}
+
 /*
  * Place device memory: in @channel, or with NEURON_MEM_CHANNEL_ANY in the
  * channel nearest the NeuronCore first, then in the others in turn.
@@ -148,9 +164,12 @@ static int neuron_dram_alloc(struct neuron_device *nd, struct neuron_mem *mem,
 	if (ret)
 		return ret;
 	ret = nd->hal->ops->dram_alloc(nd, mem);
-	if (ret)
+	if (ret) {
 		neuron_dram_unplace(nd, mem);
-	return ret;
+		return ret;
+	}
+	neuron_hw_res_add(nd, &mem->res, neuron_mem_res_release);
+	return 0;
 }
 
 /* Host memory: zeroed pages, mapped for the device when it does DMA. */
@@ -163,12 +182,13 @@ static int neuron_host_alloc(struct neuron_device *nd, struct neuron_mem *mem)
 	mem->pages = neuron_pages_alloc(mem->npages);
 	if (!mem->pages)
 		return -ENOMEM;
-	if (!nd->hal->ops->dma_map)
-		return 0;
 	ret = nd->hal->ops->dma_map(nd, mem->pages, mem->npages, &mem->iova);
-	if (ret)
+	if (ret) {
 		neuron_pages_free(mem->pages, mem->npages);
-	return ret;
+		return ret;
+	}
+	neuron_hw_res_add(nd, &mem->res, neuron_mem_res_release);
+	return 0;
 }
 
 static void neuron_mem_release(struct kref *ref)
@@ -178,20 +198,20 @@ static void neuron_mem_release(struct kref *ref)
 
 	neuron_counter_add(&nd->usage, mem->kind, -mem->size);
 	neuron_counter_add(&nd->nc[mem->nc].usage, mem->kind, -mem->size);
-	if (mem->kind == NEURON_MEM_DEVICE) {
-		nd->hal->ops->dram_free(nd, mem);
+	/* Unless the device's removal already gave it back. */
+	neuron_hw_res_put(nd, &mem->res);
+	if (mem->kind == NEURON_MEM_DEVICE)
 		neuron_dram_unplace(nd, mem);
-	} else {
-		if (mem->iova)
-			nd->hal->ops->dma_unmap(nd, mem->iova);
+	else
 		neuron_pages_free(mem->pages, mem->npages);
-	}
 	put_device(&nd->dev);
 	kfree(mem);
 }
 
 void neuron_mem_put(struct neuron_mem *mem)
 {
+	/* The last put gives the backend's part back: lockdep, know it always. */
+	might_lock(&mem->nd->res_lock);
 	kref_put(&mem->ref, neuron_mem_release);
 }
 

@@ -62,8 +62,7 @@ static void neuron_job_drop(struct neuron_job *job)
 	int i;
 
 	if (job->iova)
-		nd->hal->ops->dma_unmap(nd, job->iova);
-	job->iova = 0;
+		neuron_hw_res_put(nd, &job->iova_res);
 	if (job->pages) {
 		unpin_user_pages_dirty_lock(job->pages, job->npages, job->dirty);
 		kvfree(job->pages);
@@ -79,6 +78,35 @@ static void neuron_job_drop(struct neuron_job *job)
 			neuron_mem_put(job->mem[i]);
 		job->mem[i] = NULL;
 	}
+}
+
+static void neuron_job_unmap(struct neuron_device *nd, struct neuron_hw_res *res)
+{
+	struct neuron_job *job = container_of(res, struct neuron_job, iova_res);
+
+	nd->hal->ops->dma_unmap(nd, job->iova);
+	job->iova = 0;
+}
+
+/**
+ * neuron_job_map() - map the job's pages for the device
+ * @job: the job, with its @pages pinned.
+ *
+ * Takes the removal guard. Return: 0 (@job->iova set), -ENODEV, or the
+ * backend's error.
+ */
+int neuron_job_map(struct neuron_job *job)
+{
+	struct neuron_device *nd = job->nd;
+	int idx, ret;
+
+	if (!neuron_dev_enter(nd, &idx))
+		return -ENODEV;
+	ret = nd->hal->ops->dma_map(nd, job->pages, job->npages, &job->iova);
+	if (!ret)
+		neuron_hw_res_add(nd, &job->iova_res, neuron_job_unmap);
+	neuron_dev_exit(nd, idx);
+	return ret;
 }
 
 static void neuron_fence_release(struct dma_fence *f)
@@ -330,6 +358,8 @@ static void neuron_dma_retire_work(struct work_struct *work)
 	LIST_HEAD(done);
 	u32 err;
 
+	/* A reset takes submit_lock: tell lockdep on every run, not only then. */
+	might_lock(&q->submit_lock);
 	spin_lock_irq(&q->lock);
 	list_for_each_entry_safe(job, tmp, &q->pending, node) {
 		if (neuron_dma_before(q->done_idx, job->end))
@@ -375,19 +405,20 @@ static void neuron_dma_hang_work(struct work_struct *work)
 	}
 }
 
-static void neuron_dma_queue_free(struct neuron_dma_queue *q)
+/* Give the queue's memory back to the backend (the engine is stopped). */
+static void neuron_dma_queue_hw_free(struct neuron_dma_queue *q)
 {
 	struct neuron_device *nd = q->nd;
 
 	if (q->pattern) {
 		nd->hal->ops->dma_unmap(nd, q->pattern_iova);
 		__free_page(q->pattern);
+		q->pattern = NULL;
+		q->pattern_byte = -1;
 	}
 	neuron_ring_free(nd, &q->status);
 	neuron_ring_free(nd, &q->rx);
 	neuron_ring_free(nd, &q->tx);
-	mutex_destroy(&q->submit_lock);
-	kfree(q);
 }
 
 /* Called inside the removal guard, with nc->lock held (then submit_lock). */
@@ -397,6 +428,7 @@ static struct neuron_dma_queue *neuron_dma_queue_create(struct neuron_nc *nc)
 	struct neuron_dma_queue *q;
 	int ret;
 
+	lockdep_assert_held(&nc->lock);
 	q = kzalloc(sizeof(*q), GFP_KERNEL);
 	if (!q)
 		return ERR_PTR(-ENOMEM);
@@ -508,6 +540,7 @@ static bool neuron_dma_can_go(struct neuron_dma_queue *q, bool need_idle)
  */
 static void neuron_dma_kick(struct neuron_dma_queue *q)
 {
+	lockdep_assert_held(&q->submit_lock);
 	spin_lock_irq(&q->lock);
 	q->published = q->prod;
 	spin_unlock_irq(&q->lock);
@@ -527,6 +560,7 @@ static int neuron_dma_wait_room(struct neuron_dma_queue *q, int *idx,
 {
 	struct neuron_device *nd = q->nd;
 
+	lockdep_assert_held(&q->submit_lock);
 	neuron_dma_kick(q);
 	neuron_dev_exit(nd, *idx);
 	if (wait_event_killable(q->wait, neuron_dma_can_go(q, need_idle)))
@@ -564,6 +598,7 @@ static int neuron_dma_pattern(struct neuron_dma_queue *q, u8 value, int *idx)
 	struct neuron_device *nd = q->nd;
 	int ret;
 
+	lockdep_assert_held(&q->submit_lock);
 	if (q->pattern_byte == value)
 		return 0;
 	if (!q->pattern) {
@@ -592,11 +627,15 @@ static int neuron_dma_pattern(struct neuron_dma_queue *q, u8 value, int *idx)
 	return 0;
 }
 
-/* Queue @job (its packets end at q->prod); see neuron_dma_submit(). */
+/*
+ * Queue @job (its packets end at q->prod); see neuron_dma_submit(). Called
+ * with submit_lock held.
+ */
 static void neuron_dma_queue_job(struct neuron_dma_queue *q, struct neuron_job *job)
 {
 	bool stopped;
 
+	lockdep_assert_held(&q->submit_lock);
 	job->end = q->prod;
 	neuron_job_get(job);
 	spin_lock_irq(&q->lock);
@@ -701,8 +740,9 @@ out:
 /*
  * The device is unplugged (no guard section runs any more): stop every
  * engine, fail what is pending (its resources are dropped now), free the
- * interrupts. The queues' memory stays until the device's release, so that
- * a submitter that slept outside the guard finds them on waking.
+ * interrupts, give the rings back. The queue structures stay until the
+ * device's release, so that a submitter that slept outside the guard finds
+ * them on waking.
  */
 void neuron_dma_unplug(struct neuron_device *nd)
 {
@@ -729,18 +769,26 @@ void neuron_dma_unplug(struct neuron_device *nd)
 		cancel_work_sync(&q->retire_work);
 		mutex_lock(&q->submit_lock);
 		neuron_dma_fail_pending(q, -ENODEV);
+		neuron_dma_queue_hw_free(q);
 		mutex_unlock(&q->submit_lock);
 	}
 }
 
-/* The device's release: nobody uses the queues any more. */
+/*
+ * The device's release: nobody uses the queues any more, and removal gave
+ * their memory back (a device is always removed before its release).
+ */
 void neuron_dma_release(struct neuron_device *nd)
 {
+	struct neuron_dma_queue *q;
 	u32 i;
 
 	for (i = 0; i < NEURON_MAX_NC; i++) {
-		if (nd->nc[i].dma)
-			neuron_dma_queue_free(nd->nc[i].dma);
+		q = nd->nc[i].dma;
+		if (!q)
+			continue;
+		mutex_destroy(&q->submit_lock);
+		kfree(q);
 		nd->nc[i].dma = NULL;
 	}
 }

@@ -29,6 +29,7 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
+#include "../neuron_drv.h"
 #include "neuron_ring.h"
 
 #define NEURON_DMA_RING_ENTRIES	4096
@@ -96,6 +97,8 @@ struct neuron_dma_seg {
  * @npages: entries in @pages.
  * @dirty: the device wrote @pages.
  * @iova: device address of @pages, 0 when not mapped.
+ * @iova_res: the mapping as a backend resource (given back at retirement
+ *	or at the device's removal).
  * @pin_mm: the address space whose pinned_vm holds @pin_charged pages of
  *	this job (asynchronous copies of user memory), else NULL.
  * @pin_charged: pages charged to @pin_mm.
@@ -112,6 +115,7 @@ struct neuron_job {
 	unsigned long npages;
 	bool dirty;
 	u64 iova;
+	struct neuron_hw_res iova_res;
 	struct mm_struct *pin_mm;
 	unsigned long pin_charged;
 };
@@ -179,6 +183,7 @@ void neuron_job_put(struct neuron_job *job);
 int neuron_dma_submit(struct neuron_dma_queue *q, struct neuron_job *job,
 		      const struct neuron_dma_seg *seg);
 int neuron_job_wait(struct neuron_job *job, ktime_t deadline, bool intr);
+int neuron_job_map(struct neuron_job *job);
 void neuron_dma_unplug(struct neuron_device *nd);
 void neuron_dma_release(struct neuron_device *nd);
 

@@ -262,6 +262,7 @@ static bool neuron_notify_refresh(struct neuron_notify_queue *q)
 {
 	u32 head, overflow;
 
+	lockdep_assert_held(&q->lock);
 	if (!q->active || q->error)
 		return false;
 	head = READ_ONCE(q->hdr->head);

@@ -60,6 +60,8 @@ static int neuron_sim_dram_alloc(struct neuron_device *nd, struct neuron_mem *me
 	unsigned long first = mem->dev_addr >> PAGE_SHIFT, i;
 	int ret;
 
+	if (neuron_sim_gone(nd))
+		return -ENODEV;
 	mem->pages = neuron_pages_alloc(mem->npages);
 	if (!mem->pages)
 		return -ENOMEM;
@@ -76,6 +78,8 @@ static int neuron_sim_dram_alloc(struct neuron_device *nd, struct neuron_mem *me
 
 static void neuron_sim_dram_free(struct neuron_device *nd, struct neuron_mem *mem)
 {
+	if (neuron_sim_gone(nd))
+		return;
 	neuron_sim_dram_unmap(nd->backend, mem->dev_addr, mem->npages);
 	neuron_pages_free(mem->pages, mem->npages);
 }
@@ -85,6 +89,8 @@ static int neuron_sim_dma_map(struct neuron_device *nd, struct page **pages,
 {
 	struct neuron_sim_dev *sd = nd->backend;
 
+	if (neuron_sim_gone(nd))
+		return -ENODEV;
 	return neuron_sim_iommu_map(&sd->iommu, pages, npages, iova);
 }
 
@@ -92,6 +98,8 @@ static void neuron_sim_dma_unmap(struct neuron_device *nd, u64 iova)
 {
 	struct neuron_sim_dev *sd = nd->backend;
 
+	if (neuron_sim_gone(nd))
+		return;
 	neuron_sim_iommu_unmap(&sd->iommu, iova);
 }
 
@@ -158,6 +166,8 @@ static int neuron_sim_irq_request(struct neuron_device *nd, unsigned int vector,
 	struct neuron_sim_dev *sd = nd->backend;
 	struct neuron_sim_irq *irq;
 
+	if (neuron_sim_gone(nd))
+		return -ENODEV;
 	if (vector >= NEURON_IRQ_COUNT)
 		return -EINVAL;
 	irq = &sd->irq[vector];
@@ -188,8 +198,17 @@ static void neuron_sim_irq_free(struct neuron_device *nd, unsigned int vector)
 	neuron_sim_irq_sync(nd, vector);
 }
 
+/* The driver tore the backend down: nothing may call it any more. */
+static void neuron_sim_fini(struct neuron_device *nd)
+{
+	struct neuron_sim_dev *sd = nd->backend;
+
+	WRITE_ONCE(sd->gone, true);
+}
+
 const struct ndhal_ops neuron_sim_ops = {
 	.name = "sim",
+	.fini = neuron_sim_fini,
 	.dram_alloc = neuron_sim_dram_alloc,
 	.dram_free = neuron_sim_dram_free,
 	.dma_map = neuron_sim_dma_map,

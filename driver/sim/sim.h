@@ -66,6 +66,9 @@ struct neuron_sim_irq {
  * @irq: interrupt lines, see ndhal.h for their numbering.
  * @dma: DMA engine state (sim_dma.c).
  * @notify: notification queues (sim_notify.c, declared in sim_notify.h).
+ * @gone: the driver tore the backend down (ndhal_ops.fini): any later call
+ *	of the driver into it is a bug (on silicon, a use of freed state),
+ *	reported with a WARN and refused.
  */
 struct neuron_sim_dev {
 	struct device dev;
@@ -77,7 +80,17 @@ struct neuron_sim_dev {
 	struct neuron_sim_irq irq[NEURON_IRQ_COUNT];
 	struct neuron_sim_dma *dma;
 	struct neuron_sim_notify *notify;
+	bool gone;
 };
+
+/* Is the backend of @nd torn down? WARNs: the driver must not call then. */
+static inline bool neuron_sim_gone(struct neuron_device *nd)
+{
+	struct neuron_sim_dev *sd = nd->backend;
+
+	return WARN_ONCE(READ_ONCE(sd->gone),
+			 "neuron_sim%u: backend called after its removal\n", sd->id);
+}
 
 /* sim.c */
 void neuron_sim_raise_irq(struct neuron_sim_dev *sd, unsigned int vector);

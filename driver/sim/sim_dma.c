@@ -263,6 +263,8 @@ int neuron_sim_dma_queue_start(struct neuron_device *nd,
 	struct neuron_sim_queue *sq;
 	int ret;
 
+	if (neuron_sim_gone(nd))
+		return -ENODEV;
 	if (cfg->engine >= nd->hal->arch->dma_engines ||
 	    cfg->queue >= nd->hal->arch->dma_queues_per_engine ||
 	    !is_power_of_2(cfg->entries))
@@ -288,6 +290,8 @@ void neuron_sim_dma_queue_kick(struct neuron_device *nd, u32 engine, u32 queue,
 	struct neuron_sim_dev *sd = nd->backend;
 	struct neuron_sim_queue *sq;
 
+	if (neuron_sim_gone(nd))
+		return;
 	mutex_lock(&sd->dma->lock);
 	sq = xa_load(&sd->dma->queues, neuron_sim_qid(nd, engine, queue));
 	if (sq) {
@@ -303,6 +307,8 @@ void neuron_sim_dma_queue_stop(struct neuron_device *nd, u32 engine, u32 queue)
 	struct neuron_sim_dev *sd = nd->backend;
 	struct neuron_sim_queue *sq;
 
+	if (neuron_sim_gone(nd))
+		return;
 	mutex_lock(&sd->dma->lock);
 	sq = xa_erase(&sd->dma->queues, neuron_sim_qid(nd, engine, queue));
 	mutex_unlock(&sd->dma->lock);

@@ -13,7 +13,12 @@
  *    SIGKILL;
  *  - the COMPLETION notifications of a NeuronCore's queue report only the
  *    work of the file that owns the queue (another process of another uid
- *    copies on the same NC unseen).
+ *    copies on the same NC unseen);
+ *  - removal with live objects of every kind (mapped host and device
+ *    memory, a copy in flight with pinned user pages, a notification ring):
+ *    everything then fails cleanly, and nothing calls into the removed
+ *    backend afterwards (the simulator WARNs if anything does, which fails
+ *    the VM's verdict).
  * Simulated devices only (the knobs are the simulator's).
  */
 #define _GNU_SOURCE
@@ -342,6 +347,56 @@ TEST_F_TIMEOUT(core, hung_submitter_killable, 60)
 		waitpid(child, &status, 0);
 	}
 	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+}
+
+/* ---- removal with live objects ---- */
+
+TEST_F_TIMEOUT(core, remove_with_live_objects, 60)
+{
+	struct neuron_notify_setup ns = {
+		.nc = 1, .type = NEURON_NOTIFY_COMPLETION, .entries = 64,
+		.eventfd = -1,
+	};
+	struct neuron_mem_alloc h, d;
+	unsigned char *hp, *dp, *ring, v = 0x77, *user;
+	int fd = self->node.fd;
+	__u64 seq;
+
+	ASSERT_EQ(0, neuron_mem_alloc(fd, NEURON_MEM_HOST, OBJ, 0, &h));
+	ASSERT_EQ(0, neuron_mem_alloc(fd, NEURON_MEM_DEVICE, OBJ, 1, &d));
+	hp = mmap(NULL, OBJ, PROT_READ | PROT_WRITE, MAP_SHARED, fd, h.mmap_offset);
+	dp = mmap(NULL, OBJ, PROT_READ | PROT_WRITE, MAP_SHARED, fd, d.mmap_offset);
+	ASSERT_NE(MAP_FAILED, hp);
+	ASSERT_NE(MAP_FAILED, dp);
+	hp[0] = 1;
+	dp[0] = 2;
+	ASSERT_EQ(0, neuron_ioctl(fd, NEURON_IOCTL_NOTIFY_SETUP, &ns));
+	ring = mmap(NULL, ns.mmap_size, PROT_READ, MAP_SHARED, fd, ns.mmap_offset);
+	ASSERT_NE(MAP_FAILED, ring);
+
+	/* A copy from pinned user memory that stays in flight (NC 0 hangs). */
+	ASSERT_EQ(0, set_timeout(self, "60000"));
+	user = malloc(OBJ);
+	ASSERT_NE(NULL, user);
+	memset(user, 0x33, OBJ);
+	ASSERT_EQ(0, neuron_sim_knob(&self->node, "dma_hang_nc", "1"));
+	ASSERT_EQ(0, neuron_copy_op(fd, 0, 0, self->dev[0], 0, user, NULL, OBJ,
+				    NEURON_COPY_ASYNC, &seq));
+
+	ASSERT_EQ(0, neuron_sim_remove(&self->node));
+
+	EXPECT_EQ(-ENODEV, neuron_wait_seq(fd, seq, neuron_now_ns() + 5000000000LL));
+	EXPECT_EQ(-ENODEV, neuron_mem_free(fd, h.handle));
+	EXPECT_EQ(SIGBUS, neuron_probe(hp, &v, false));
+	EXPECT_EQ(SIGBUS, neuron_probe(dp, &v, true));
+	EXPECT_EQ(SIGBUS, neuron_probe(ring, &v, false));
+	/* Everything goes now, after the backend: nothing may call it. */
+	EXPECT_EQ(0, munmap(hp, OBJ));
+	EXPECT_EQ(0, munmap(dp, OBJ));
+	EXPECT_EQ(0, munmap(ring, ns.mmap_size));
+	EXPECT_EQ(0, close(fd));
+	self->node.fd = -1;
+	free(user);
 }
 
 /* ---- whose completions ---- */

@@ -150,7 +150,13 @@ run_optional() {
 	return "$ok"
 }
 
-tier distro && run_optional gates "$S/gates.sh" ${KDIR61:+"$KDIR61"} || true
+# The gates build against the 6.1 headers: the cached tree, fetched here
+# when NEURON_KERNELS leaves 6.1 out (gates.sh alone would install Debian's
+# headers package on the system).
+gkdir=${KDIR61:-}
+tier distro && [ -z "$gkdir" ] &&
+	gkdir=$(kernel_env 6.1 "$RUN/fetch-6.1.log" && echo "$KDIR") || true
+tier distro && run_optional gates "$S/gates.sh" ${gkdir:+"$gkdir"} || true
 
 tier distro && [ -z "${KREL61:-}" ] && [[ " ${kernels[*]} " != *" 6.1 "* ]] &&
 	summary+=("dkms: not run (NEURON_KERNELS has no 6.1)")

@@ -19,7 +19,9 @@
 # paths such as a headers tree's include line stay valid), plus /proc and
 # /dev. The mounts live in a private mount namespace (unshare -m): nobody
 # else sees them, and they go away with the command whatever happens to it;
-# an exit trap also unmounts them in order. Exit status: CMD's.
+# an exit trap also unmounts them in order. The mount points stay in the
+# chroot as empty folders: removing one while another build has it mounted
+# in its own namespace would detach that mount. Exit status: CMD's.
 
 . "$(dirname "$0")/lib.sh"
 

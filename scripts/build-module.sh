@@ -8,6 +8,12 @@
 # to make (W=1, C=2, ...; NEURON_GCOV=1 profiles the module with gcov, for a
 # kernel with CONFIG_GCOV_KERNEL: see Kbuild). NEURON_SRC: another source
 # tree (default: this one).
+#
+# A headers tree holding a .neuron-chroot file (scripts/fetch-kernel.sh
+# writes it for kernels built with a newer toolchain than the host's, e.g.
+# trixie-backports) names a Debian suite: make then runs inside that suite's
+# chroot (scripts/chroot.sh, made once and cached), with the headers tree
+# and OUTDIR bind-mounted at their own paths. The output is the same.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -30,4 +36,13 @@ touch "$out/.neuron-build"
 for f in Kbuild VERSION driver uapi; do
 	[ ! -e "$src/$f" ] || cp -a "$src/$f" "$out/"
 done
-nice make -j2 -C "$kdir" M="$out" "$@" modules
+kdir=$(cd "$kdir" && pwd)
+if [ -f "$kdir/.neuron-chroot" ]; then
+	# The whole unpacked kernel (KDIR is <kernel>/root/usr/src/<headers>:
+	# its Makefile includes the -common tree, whose scripts link to kbuild).
+	kroot=$(cd "$kdir/../../.." && pwd)
+	nice "$(dirname "$0")/chroot.sh" -b "$kroot" -b "$out" "$(cat "$kdir/.neuron-chroot")" \
+		make -j2 -C "$kdir" M="$out" "$@" modules
+else
+	nice make -j2 -C "$kdir" M="$out" "$@" modules
+fi

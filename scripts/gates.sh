@@ -13,7 +13,10 @@
 #               the uapi headers compile alone in userspace, in C99 (64 and
 #               32 bit) and C++, with -Wpadded (no implicit padding) and a
 #               size that is a multiple of 8 for every struct
-#   build-6.12  W=1 build against bookworm-backports 6.12 headers, when
+#   build-6.12, build-trixie-bpo
+#               W=1 builds against the bookworm-backports 6.12 headers and
+#               the newest trixie-backports headers (7.x, built in the
+#               trixie chroot by scripts/build-module.sh), when
 #               scripts/fetch-kernel.sh exists (skipped otherwise)
 #
 # KDIR defaults to the installed headers of Debian's current bookworm ABI.
@@ -210,31 +213,36 @@ else
 	report uapi-c++ "skipped (no g++)"
 fi
 
-# ---- 5. build against the bookworm-backports 6.12 headers ---------------
-# scripts/fetch-kernel.sh (VM loop) prints the KDIR of a kernel version.
-if [ -x "$SRC/scripts/fetch-kernel.sh" ] || [ -x "$NEURON_TOP/scripts/fetch-kernel.sh" ]; then
-	fk="$NEURON_TOP/scripts/fetch-kernel.sh"
-	[ -x "$fk" ] || fk="$SRC/scripts/fetch-kernel.sh"
-	if kdir612=$(env612=$("$fk" 6.12 2>"$SCRATCH/fetch-6.12.log") &&
-		     eval "$env612" && echo "$KDIR") &&
-	   [ -f "$kdir612/Makefile" ]; then
-		mod612="$SCRATCH/mod-6.12"
-		copy_tree "$mod612"
+# ---- 5. builds against the 6.12 and trixie-backports headers -------------
+# scripts/fetch-kernel.sh (VM loop) prints the KDIR of a kernel series;
+# scripts/build-module.sh builds in the trixie chroot when the headers ask.
+fk="$NEURON_TOP/scripts/fetch-kernel.sh"
+bm="$NEURON_TOP/scripts/build-module.sh"
+for series in 6.12 trixie-bpo; do
+	name=build-$series
+	if [ ! -x "$fk" ] || [ ! -x "$bm" ]; then
+		report "$name" "skipped (no scripts/fetch-kernel.sh or build-module.sh)"
+		continue
+	fi
+	mkdir -p "$SCRATCH"
+	if kdirx=$(envx=$("$fk" "$series" 2>"$SCRATCH/fetch-$series.log") &&
+		     eval "$envx" && echo "$KDIR") &&
+	   [ -f "$kdirx/Makefile" ]; then
+		modx="$SCRATCH/mod-$series"
+		rm -rf "$modx"
 		rc=0
-		out=$(kbuild "$kdir612" "$mod612" W=1) || rc=$?
+		out=$("$bm" "$kdirx" "$modx" W=1 2>&1) || rc=$?
 		bad=$(printf '%s\n' "$out" | bad_lines)
-		if [ $rc -ne 0 ] || [ -n "$bad" ] || [ ! -f "$mod612/neuron.ko" ]; then
+		if [ $rc -ne 0 ] || [ -n "$bad" ] || [ ! -f "$modx/neuron.ko" ]; then
 			[ -n "$bad" ] || bad=$(printf '%s\n' "$out" | tail -n 20)
-			report build-6.12 FAILED "$bad"
+			report "$name" FAILED "$bad"
 		else
-			report build-6.12 ok
+			report "$name" "ok (${kdirx##*/linux-headers-})"
 		fi
 	else
-		report build-6.12 FAILED "$(tail -n 20 "$SCRATCH/fetch-6.12.log")"
+		report "$name" FAILED "$(tail -n 20 "$SCRATCH/fetch-$series.log")"
 	fi
-else
-	report build-6.12 "skipped (no scripts/fetch-kernel.sh)"
-fi
+done
 
 if [ ${#failed[@]} -ne 0 ]; then
 	echo "gates: FAILED: ${failed[*]} ($((SECONDS - start)) s, KDIR $KDIR)"

@@ -1,0 +1,99 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# chroot.sh [-b PATH]... SUITE [CMD [ARG...]]: a minimal Debian SUITE
+# userland that builds kernel modules, for kernels whose headers need a newer
+# compiler and C library than the host has (trixie's kernels: gcc-14,
+# glibc 2.38+, host tools of linux-kbuild linked against them).
+#
+# Made once with debootstrap (--variant=minbase plus $PKGS, about 1 minute,
+# the packages checked against debian-archive-keyring) from the mirror the
+# system already uses, and cached in $NEURON_CACHE/chroot/SUITE-<key>/, the
+# key being a hash of the package list: a new list makes a new chroot, later
+# runs and fresh clones reuse it. A lock makes concurrent first calls wait
+# for one debootstrap.
+#
+# Without CMD: print the chroot's folder. With CMD: run it inside the chroot
+# as root, in the current folder (if one of the PATHs or present in the
+# chroot, else in /), with each PATH bind-mounted at the same path (so absolute
+# paths such as a headers tree's include line stay valid), plus /proc and
+# /dev. The mounts live in a private mount namespace (unshare -m): nobody
+# else sees them, and they go away with the command whatever happens to it;
+# an exit trap also unmounts them in order. The mount points stay in the
+# chroot as empty folders: removing one while another build has it mounted
+# in its own namespace would detach that mount. Exit status: CMD's.
+
+. "$(dirname "$0")/lib.sh"
+
+PKGS=gcc-14,make,libc6-dev,pahole
+
+binds=()
+while [ $# -gt 0 ] && [ "$1" = -b ]; do
+	[ $# -ge 2 ] || die "-b needs a path"
+	p=$(cd "$2" 2>/dev/null && pwd) || die "$2: no such folder"
+	binds+=("$p")
+	shift 2
+done
+[ $# -ge 1 ] || die "usage: $0 [-b PATH]... SUITE [CMD [ARG...]]"
+suite=$1
+shift
+case $suite in
+trixie) ;;
+*) die "$suite: unknown suite (known: trixie)" ;;
+esac
+
+key=$(printf '%s %s\n' "$suite" "$PKGS" | md5sum | cut -c1-8)
+root="$NEURON_CACHE/chroot/$suite-$key"
+
+if [ ! -f "$root/.neuron-ready" ]; then
+	need_pkgs debootstrap util-linux
+	mkdir -p "$NEURON_CACHE/chroot"
+	exec 9>"$root.lock"
+	flock 9
+	if [ ! -f "$root/.neuron-ready" ]; then
+		tmp="$root.tmp"
+		# A leftover of an interrupted run (the lock is ours): start over.
+		rm -rf "$tmp" "$root"
+		log "debootstrap $suite ($PKGS) into $root (once, about 1 minute)"
+		# In its own mount namespace: the /proc and /sys debootstrap
+		# mounts in the target cannot outlive it, even if it is killed.
+		as_root unshare -m debootstrap --variant=minbase --include="$PKGS" \
+			--keyring=/usr/share/keyrings/debian-archive-keyring.gpg \
+			"$suite" "$tmp" "$(debian_mirror)" >"$root.log" 2>&1 ||
+			{ tail -n 20 "$root.log" >&2; die "debootstrap $suite failed (log: $root.log)"; }
+		as_root rm -rf "$tmp"/var/cache/apt/archives/*.deb "$tmp"/var/lib/apt/lists/*_Packages
+		touch "$tmp/.neuron-ready"
+		mv "$tmp" "$root"
+	fi
+	exec 9>&-
+fi
+
+if [ $# -eq 0 ]; then
+	echo "$root"
+	exit 0
+fi
+
+# Inside the new mount namespace: mount, trap the unmount, run.
+inner='
+root=$1 cwd=$2 nb=$3
+shift 3
+binds=("${@:1:$nb}")
+shift "$nb"
+mounted=()
+undo() {
+	local i
+	for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
+		umount "${mounted[i]}" 2>/dev/null || umount -l "${mounted[i]}"
+	done
+}
+trap undo EXIT
+mount -t proc proc "$root/proc" && mounted+=("$root/proc")
+mount --bind /dev "$root/dev" && mounted+=("$root/dev")
+for p in "${binds[@]}"; do
+	mkdir -p "$root$p"
+	mount --bind "$p" "$root$p" && mounted+=("$root$p")
+done
+chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+	LC_ALL=C.UTF-8 /bin/sh -c '\''cd "$1" 2>/dev/null || cd /; shift; exec "$@"'\'' sh "$cwd" "$@"
+'
+as_root unshare -m bash -euc "$inner" inner "$root" "$PWD" ${#binds[@]} "${binds[@]}" "$@"

@@ -123,6 +123,7 @@ err_put:
 	put_device(&nd->dev);
 	return ERR_PTR(ret);
 }
+EXPORT_SYMBOL_NS_GPL(neuron_device_create, NEURON_NS);
 
 /**
  * neuron_device_remove() - unplug and unregister a device
@@ -146,6 +147,7 @@ void neuron_device_remove(struct neuron_device *nd)
 		nd->hal->ops->fini(nd);
 	put_device(&nd->dev);
 }
+EXPORT_SYMBOL_NS_GPL(neuron_device_remove, NEURON_NS);
 
 int neuron_chrdev_init(void)
 {

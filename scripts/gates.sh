@@ -81,7 +81,8 @@ copy_tree "$mod"
 rc=0
 out=$(kbuild "$KDIR" "$mod" W=1) || rc=$?
 bad=$(printf '%s\n' "$out" | bad_lines)
-if [ $rc -ne 0 ] || [ -n "$bad" ] || [ ! -f "$mod/neuron.ko" ]; then
+if [ $rc -ne 0 ] || [ -n "$bad" ] || [ ! -f "$mod/neuron.ko" ] ||
+   [ ! -f "$mod/neuron_sim.ko" ]; then
 	[ -n "$bad" ] || bad=$(printf '%s\n' "$out" | tail -n 20)
 	report w1 FAILED "$bad"
 else
@@ -223,7 +224,8 @@ if [ -x "$SRC/scripts/fetch-kernel.sh" ] || [ -x "$NEURON_TOP/scripts/fetch-kern
 		rc=0
 		out=$(kbuild "$kdir612" "$mod612" W=1) || rc=$?
 		bad=$(printf '%s\n' "$out" | bad_lines)
-		if [ $rc -ne 0 ] || [ -n "$bad" ] || [ ! -f "$mod612/neuron.ko" ]; then
+		if [ $rc -ne 0 ] || [ -n "$bad" ] || [ ! -f "$mod612/neuron.ko" ] ||
+		   [ ! -f "$mod612/neuron_sim.ko" ]; then
 			[ -n "$bad" ] || bad=$(printf '%s\n' "$out" | tail -n 20)
 			report build-6.12 FAILED "$bad"
 		else

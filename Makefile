@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# make [modules]  build neuron.ko for the running kernel, or for KDIR=<headers>
+# make [modules]  build neuron.ko and neuron_sim.ko for the running kernel,
+#                 or for KDIR=<headers>
 # make check      the whole test loop in QEMU (scripts/check.sh)
 # make coverage   line coverage of driver/ by the debug-kernel tests
 # make bench      data-path ratios in the VM (docs/performance.md)
 # make demo       boot a VM with two simulated devices and query them
 # make clean
-# The module itself is described by the Kbuild file.
+# The modules themselves are described by the Kbuild file.
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 

@@ -51,4 +51,20 @@ static inline void neuron_eventfd_signal(struct eventfd_ctx *ctx)
 #endif
 }
 
+/*
+ * 6.13 ("module: Convert symbol namespace to string literal"): the
+ * namespace argument of EXPORT_SYMBOL_NS_GPL() and MODULE_IMPORT_NS() is a
+ * string literal; before, an identifier that the macros stringify. The
+ * namespaces this driver uses: NEURON_NS, what neuron.ko exports to
+ * neuron_sim.ko (and the KUnit module), and NEURON_KUNIT_NS, that of
+ * EXPORT_SYMBOL_IF_KUNIT().
+ */
+#ifdef NEURON_HAVE_NS_LITERAL
+#define NEURON_NS		"NEURON"
+#define NEURON_KUNIT_NS		"EXPORTED_FOR_KUNIT_TESTING"
+#else
+#define NEURON_NS		NEURON
+#define NEURON_KUNIT_NS		EXPORTED_FOR_KUNIT_TESTING
+#endif
+
 #endif /* _NEURON_COMPAT_H */

@@ -214,6 +214,7 @@ err_put:
 	put_device(&nd->dev);
 	return ERR_PTR(ret);
 }
+EXPORT_SYMBOL_NS_GPL(neuron_device_create, NEURON_NS);
 
 /**
  * neuron_device_remove() - unplug and unregister a device
@@ -239,6 +240,7 @@ void neuron_device_remove(struct neuron_device *nd)
 		nd->hal->ops->fini(nd);
 	put_device(&nd->dev);
 }
+EXPORT_SYMBOL_NS_GPL(neuron_device_remove, NEURON_NS);
 
 int neuron_chrdev_init(void)
 {

@@ -21,6 +21,8 @@
 
 #include <neuron.h>
 
+#include "neuron_compat.h"
+
 #define NEURON_MAX_DEVICES	64
 /* Largest NeuronCore count of any arch: sizes per-NC arrays. */
 #define NEURON_MAX_NC		8
@@ -402,9 +404,5 @@ void neuron_vma_setup(struct vm_area_struct *vma, vm_flags_t clear,
 /* neuron_pci.c */
 int neuron_pci_init(void);
 void neuron_pci_exit(void);
-
-/* sim/sim.c */
-int neuron_sim_init(void);
-void neuron_sim_exit(void);
 
 #endif /* _NEURON_DRV_H */

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * neuron: driver for AWS Neuron accelerators (Inferentia, Trainium) and
- * their simulated counterparts. Module entry points.
+ * neuron: driver for AWS Neuron accelerators (Inferentia, Trainium).
+ * Module entry points of neuron.ko: the core and the PCI backend. The
+ * simulated devices are another module's (neuron_sim.ko, driver/sim/),
+ * which creates them through what this one exports in NEURON_NS.
  */
 #include <linux/module.h>
 
@@ -17,14 +19,9 @@ static int __init neuron_init(void)
 	ret = neuron_pci_init();
 	if (ret)
 		goto err_chrdev;
-	ret = neuron_sim_init();
-	if (ret)
-		goto err_pci;
 	pr_info("neuron: driver %s loaded\n", NEURON_DRIVER_VERSION);
 	return 0;
 
-err_pci:
-	neuron_pci_exit();
 err_chrdev:
 	neuron_chrdev_exit();
 	return ret;
@@ -32,7 +29,6 @@ err_chrdev:
 
 static void __exit neuron_exit(void)
 {
-	neuron_sim_exit();
 	neuron_pci_exit();
 	neuron_chrdev_exit();
 }
@@ -40,6 +36,6 @@ static void __exit neuron_exit(void)
 module_init(neuron_init);
 module_exit(neuron_exit);
 
-MODULE_DESCRIPTION("AWS Neuron accelerators (Inferentia, Trainium), with simulated devices");
+MODULE_DESCRIPTION("AWS Neuron accelerators (Inferentia, Trainium)");
 MODULE_LICENSE("GPL");
 MODULE_VERSION(NEURON_DRIVER_VERSION);

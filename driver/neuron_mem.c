@@ -43,6 +43,7 @@ struct page **neuron_pages_alloc(unsigned long npages)
 	}
 	return pages;
 }
+EXPORT_SYMBOL_NS_GPL(neuron_pages_alloc, NEURON_NS);
 
 void neuron_pages_free(struct page **pages, unsigned long npages)
 {
@@ -52,6 +53,7 @@ void neuron_pages_free(struct page **pages, unsigned long npages)
 		__free_page(pages[i]);
 	kvfree(pages);
 }
+EXPORT_SYMBOL_NS_GPL(neuron_pages_free, NEURON_NS);
 
 static void neuron_counter_add(struct neuron_mem_counter *c, u32 kind, s64 bytes)
 {

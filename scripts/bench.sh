@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # bench.sh (`make bench`): boot Debian 6.1 in QEMU (2 GiB) with neuron.ko and
-# run tools/neuron-bench.c on a simulated device it creates: ratios of the
+# neuron_sim.ko, and run tools/neuron-bench.c on a simulated device it creates: ratios of the
 # copy ioctl and of mmap against memcpy, of the query against getppid(),
 # and of the allocator with 100k against 1k live handles, each measured in
 # the same run (docs/performance.md). Exits non-zero if the run was not
@@ -16,7 +16,7 @@ progs="$BUILD/bench-progs"
 mkdir -p "$progs"
 gcc -static -O2 -Wall -Wextra -Werror -I "$SRC/uapi" -o "$progs/neuron-bench" \
 	"$SRC/tools/neuron-bench.c"
-log "booting $KREL (2 GiB) with neuron.ko; neuron-bench"
+log "booting $KREL (2 GiB) with neuron.ko and neuron_sim.ko; neuron-bench"
 rc=0
 NEURON_VM_MEM=2G NEURON_VM_TIMEOUT=900 \
 	vm_test "$VMLINUX" "$RUN" -k "$BUILD/$KREL/neuron.ko" "$progs/neuron-bench" || rc=1

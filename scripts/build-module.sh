@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# build-module.sh KDIR OUTDIR [MAKE_ARG...]: build neuron.ko against the
+# build-module.sh KDIR OUTDIR [MAKE_ARG...]: build neuron.ko and
+# neuron_sim.ko (and neuron_kunit.ko, see Kbuild) against the
 # kernel headers tree KDIR, out of tree in OUTDIR (e.g. build/<release>/).
 # OUTDIR is recreated from the sources (Kbuild, VERSION, driver/, uapi/) each
 # time, so every file is compiled and every warning shows. Extra arguments go

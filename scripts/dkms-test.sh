@@ -1,18 +1,20 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# scripts/dkms-test.sh KRELEASE KDIR OUTROOT: install neuron.ko with DKMS for
+# scripts/dkms-test.sh KRELEASE KDIR OUTROOT: install neuron.ko and
+# neuron_sim.ko (one DKMS package, two modules) with DKMS for
 # kernel KRELEASE (headers tree KDIR) into OUTROOT/lib/modules/KRELEASE,
 # in a sandboxed DKMS tree that touches nothing system-wide.
 #
-# Pass 1: dkms add, build, install; the module must land in
+# Pass 1: dkms add, build, install; both modules must land in
 #   OUTROOT/lib/modules/KRELEASE/updates/dkms/ and be readable by busybox
-#   (the VM loads it with busybox modprobe), with the version of VERSION;
-#   depmod -b OUTROOT KRELEASE; modprobe resolves "neuron" there.
+#   (the VM loads them with busybox modprobe), with the version of VERSION;
+#   depmod -b OUTROOT KRELEASE; modprobe resolves "neuron_sim" there to
+#   neuron then neuron_sim.
 # Pass 2: on a copy of pass 1's trees, dkms uninstall and remove must leave
 #   no neuron file behind; a kernel below the 6.1 floor must be refused.
 # OUTROOT/lib/modules/KRELEASE is recreated and left populated for the VM
-# (modprobe neuron sim=v2,v3).
+# (modprobe neuron_sim sim=v2,v3).
 #
 # Signing: DKMS signs the module when it finds sign-file; the sandbox gives it
 # a throwaway key in the sandbox (the kernel does not trust it: loading
@@ -118,29 +120,31 @@ dk "$work/tree" "$outroot" status
 
 # ---- what landed ---------------------------------------------------------
 dest="$outroot/lib/modules/$krel/updates/dkms"
-mapfile -t kos < <(find "$dest" -maxdepth 1 -name 'neuron.ko*' 2>/dev/null)
-[ ${#kos[@]} -eq 1 ] || fail "expected one neuron.ko* in $dest, found ${#kos[@]}"
-ko=${kos[0]}
-case $ko in
-*.ko) compression=none ;;
-*.ko.xz) compression=xz ;;
-*.ko.gz) compression=gzip ;;
-*.ko.zst) fail "$ko: zstd-compressed, which busybox modprobe cannot load" ;;
-*) fail "$ko: unknown module file type" ;;
-esac
-step "installed ${ko#"$outroot"/} (compression: $compression, $(stat -c %s "$ko") bytes)"
+for mod in neuron neuron_sim; do
+	mapfile -t kos < <(find "$dest" -maxdepth 1 -name "$mod.ko*" 2>/dev/null)
+	[ ${#kos[@]} -eq 1 ] || fail "expected one $mod.ko* in $dest, found ${#kos[@]}"
+	ko=${kos[0]}
+	case $ko in
+	*.ko) compression=none ;;
+	*.ko.xz) compression=xz ;;
+	*.ko.gz) compression=gzip ;;
+	*.ko.zst) fail "$ko: zstd-compressed, which busybox modprobe cannot load" ;;
+	*) fail "$ko: unknown module file type" ;;
+	esac
+	step "installed ${ko#"$outroot"/} (compression: $compression, $(stat -c %s "$ko") bytes)"
 
-vermagic=$(modinfo -F vermagic "$ko")
-[ "${vermagic%% *}" = "$krel" ] || fail "vermagic '$vermagic' is not for $krel"
-signer=$(modinfo -F signer "$ko" || true)
-if [ "$sign_file" = "$work/no-sign-file" ]; then
-	step "module not signed (no sign-file in $kdir/scripts)"
-	[ -z "$signer" ] || fail "unexpected signer '$signer'"
-else
-	[ -n "$signer" ] || fail "module not signed although sign-file exists"
-	[ -f "$mok_signing_key" ] || fail "dkms did not sign with the sandbox key"
-	step "module signed by '$signer' (sandbox key)"
-fi
+	vermagic=$(modinfo -F vermagic "$ko")
+	[ "${vermagic%% *}" = "$krel" ] || fail "$mod: vermagic '$vermagic' is not for $krel"
+	signer=$(modinfo -F signer "$ko" || true)
+	if [ "$sign_file" = "$work/no-sign-file" ]; then
+		step "$mod not signed (no sign-file in $kdir/scripts)"
+		[ -z "$signer" ] || fail "$mod: unexpected signer '$signer'"
+	else
+		[ -n "$signer" ] || fail "$mod not signed although sign-file exists"
+		[ -f "$mok_signing_key" ] || fail "dkms did not sign with the sandbox key"
+		step "$mod signed by '$signer' (sandbox key)"
+	fi
+done
 
 # This root holds only our module: empty lists of built-in and ordered
 # modules keep depmod quiet.
@@ -151,8 +155,13 @@ step "depmod -b $outroot $krel"
 depmod -b "$outroot" "$krel" || fail "depmod"
 grep -q '^updates/dkms/neuron\.ko[^:]*:' "$outroot/lib/modules/$krel/modules.dep" ||
 	fail "neuron not in modules.dep"
-resolved=$(modprobe -d "$outroot" -S "$krel" --show-depends neuron 2>&1) ||
-	fail "modprobe cannot resolve neuron: $resolved"
+grep -q '^updates/dkms/neuron_sim\.ko[^:]*: updates/dkms/neuron\.ko' \
+	"$outroot/lib/modules/$krel/modules.dep" ||
+	fail "neuron_sim not in modules.dep, or not depending on neuron"
+resolved=$(modprobe -d "$outroot" -S "$krel" --show-depends neuron_sim 2>&1) ||
+	fail "modprobe cannot resolve neuron_sim: $resolved"
+[ "$(grep -c '^insmod .*/neuron\(_sim\)\{0,1\}\.ko' <<<"$resolved")" -eq 2 ] ||
+	fail "modprobe neuron_sim does not load neuron then neuron_sim: $resolved"
 step "kmod modprobe resolves: $resolved"
 
 # busybox finds and reads the module the way its modprobe will in the VM
@@ -163,10 +172,12 @@ bbroot="$work/bbroot"
 rm -rf "$bbroot" && mkdir -p "$bbroot/bin" "$bbroot/lib/modules"
 cp "$(command -v busybox)" "$bbroot/bin/busybox"
 cp -a "$outroot/lib/modules/$krel" "$bbroot/lib/modules/$(uname -r)"
-bb_version=$(as_root chroot "$bbroot" /bin/busybox modinfo -F version neuron 2>&1) || true
+for mod in neuron neuron_sim; do
+	bb_version=$(as_root chroot "$bbroot" /bin/busybox modinfo -F version $mod 2>&1) || true
+	[ "$bb_version" = "$version" ] ||
+		fail "busybox modinfo $mod gave version '$bb_version', not VERSION '$version'"
+done
 rm -rf "$bbroot"
-[ "$bb_version" = "$version" ] ||
-	fail "busybox modinfo neuron gave version '$bb_version', not VERSION '$version'"
 step "module version $bb_version, vermagic $vermagic"
 
 

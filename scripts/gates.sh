@@ -84,7 +84,8 @@ copy_tree "$mod"
 rc=0
 out=$(kbuild "$KDIR" "$mod" W=1) || rc=$?
 bad=$(printf '%s\n' "$out" | bad_lines)
-if [ $rc -ne 0 ] || [ -n "$bad" ] || [ ! -f "$mod/neuron.ko" ]; then
+if [ $rc -ne 0 ] || [ -n "$bad" ] || [ ! -f "$mod/neuron.ko" ] ||
+   [ ! -f "$mod/neuron_sim.ko" ]; then
 	[ -n "$bad" ] || bad=$(printf '%s\n' "$out" | tail -n 20)
 	report w1 FAILED "$bad"
 else
@@ -233,7 +234,8 @@ for series in 6.12 trixie-bpo; do
 		rc=0
 		out=$("$bm" "$kdirx" "$modx" W=1 2>&1) || rc=$?
 		bad=$(printf '%s\n' "$out" | bad_lines)
-		if [ $rc -ne 0 ] || [ -n "$bad" ] || [ ! -f "$modx/neuron.ko" ]; then
+		if [ $rc -ne 0 ] || [ -n "$bad" ] || [ ! -f "$modx/neuron.ko" ] ||
+		   [ ! -f "$modx/neuron_sim.ko" ]; then
 			[ -n "$bad" ] || bad=$(printf '%s\n' "$out" | tail -n 20)
 			report "$name" FAILED "$bad"
 		else

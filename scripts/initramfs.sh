@@ -2,11 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # initramfs.sh -o OUT (-k neuron.ko | -r ROOT) [-d KUNIT_KO] PROGRAM...: pack a
-# busybox initramfs (uncompressed cpio) whose /init loads the module with
-# sim=v2,v3, runs each PROGRAM in order, unloads the module and powers off.
-#   -k KO        insmod this module
+# busybox initramfs (uncompressed cpio) whose /init loads neuron.ko, then
+# neuron_sim.ko with sim=v2,v3, runs each PROGRAM in order, then the module
+# lifecycle checks (program "neuron_modules", TAP: rmmod neuron refused
+# while neuron_sim is loaded, rmmod neuron_sim with devices present and with
+# a file open, loading it again), unloads both (neuron_sim first) and powers
+# off.
+#   -k KO        insmod this neuron.ko and the neuron_sim.ko beside it
 #   -r ROOT      ROOT holds lib/modules/<release>/ (a DKMS install): copy it
-#                in and load with modprobe
+#                in and load with modprobe neuron_sim (which loads neuron)
 #   -d KUNIT_KO  debug test kernel (scripts/debug-kernel.sh): set up fault
 #                injection before loading, load KUNIT_KO after the programs
 #                and print its KTAP results, then (after rmmod) a kmemleak
@@ -14,7 +18,7 @@
 # Serial log protocol (read by scripts/verdict.sh), each marker on its own line:
 #   ### NEURON LOAD status=N ###
 #   ### NEURON BEGIN <program> ###  its stdout+stderr  ### NEURON END <program> status=N ###
-#   ### NEURON RMMOD status=N ###
+#   ### NEURON RMMOD status=N ###                (rmmod neuron_sim neuron)
 #   ### NEURON DMESG-BEGIN ###  dmesg  ### NEURON DMESG-END ###
 #   ### NEURON DONE tainted=N ###
 # and with -d, in this order:
@@ -60,10 +64,15 @@ done
 if [ -n "$modroot" ]; then
 	[ -d "$modroot/lib/modules" ] || die "$modroot/lib/modules: missing"
 	cp -a "$modroot/lib" "$stage/"
-	load='modprobe neuron sim=v2,v3'
+	simload='modprobe neuron_sim'
+	load="$simload sim=v2,v3"
 else
+	simko=$(dirname "$ko")/neuron_sim.ko
+	[ -f "$simko" ] || die "$simko: missing (built with $ko)"
 	strip --strip-debug -o "$stage/neuron.ko" "$ko"
-	load='insmod /neuron.ko sim=v2,v3'
+	strip --strip-debug -o "$stage/neuron_sim.ko" "$simko"
+	simload='insmod /neuron_sim.ko'
+	load="insmod /neuron.ko && $simload sim=v2,v3"
 fi
 cp "$@" "$stage/tests/"
 
@@ -129,6 +138,52 @@ debug_finish() {
 DEBUG
 fi
 
+# The module lifecycle checks, TAP on stdout; $1 loads neuron_sim.ko.
+cat >"$stage/modules.sh" <<'MODULES'
+#!/bin/sh
+simload=$1
+n=0
+fails=0
+t() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; fails=$((fails + 1)); fi
+}
+nodes() { ls /dev | grep -c '^neuron[0-9]'; }
+echo "TAP version 13"
+echo "1..6"
+rmmod neuron 2>/dev/null
+[ $? -ne 0 ] && [ -d /sys/module/neuron ] && [ -d /sys/module/neuron_sim ]
+t $? "rmmod neuron is refused while neuron_sim is loaded"
+before=$(nodes)
+rmmod neuron_sim && [ "$before" -gt 0 ] && [ "$(nodes)" -eq 0 ] &&
+	[ ! -e /sys/bus/neuron_sim ] && [ -z "$(ls /sys/class/neuron)" ] &&
+	[ -d /sys/module/neuron ]
+t $? "rmmod neuron_sim removes its $before devices, neuron stays"
+$simload sim=v2 && [ -c /dev/neuron0 ] &&
+	[ "$(readlink /sys/bus/neuron_sim/devices/neuron_sim0/driver)" != "" ] &&
+	[ -d /sys/bus/neuron_sim/devices/neuron_sim0/neuron/neuron0 ]
+t $? "neuron_sim loads again: neuron_sim0 bound, /dev/neuron0"
+# An open file of a removed device: rmmod waits until it is closed.
+sleep 3 </dev/neuron0 &
+holder=$!
+sleep 1
+t0=$(cut -d. -f1 /proc/uptime)
+rmmod neuron_sim
+rc=$?
+t1=$(cut -d. -f1 /proc/uptime)
+wait $holder
+[ $rc -eq 0 ] && [ $((t1 - t0)) -ge 1 ] && [ "$(nodes)" -eq 0 ]
+t $? "rmmod neuron_sim with a file open: waits for its close ($((t1 - t0)) s), then unloads"
+$simload sim=v3 && [ -c /dev/neuron0 ]
+t $? "neuron_sim loads again after that"
+echo 1 >/sys/bus/neuron_sim/del_device 2>/dev/null
+[ $? -ne 0 ] && echo 0 >/sys/bus/neuron_sim/del_device && [ "$(nodes)" -eq 0 ] &&
+	echo "0 v2" >/sys/bus/neuron_sim/new_device && [ -c /dev/neuron0 ]
+t $? "del_device and new_device on the reloaded module"
+[ $fails -eq 0 ]
+MODULES
+chmod +x "$stage/modules.sh"
+
 cat >"$stage/init" <<INIT
 #!/bin/sh
 export PATH=/bin
@@ -150,7 +205,12 @@ for t in $(for p in "$@"; do printf '/tests/%s ' "${p##*/}"; done); do
 	mark "END \${t##*/} status=\$rc"
 done
 debug_kunit
-rmmod neuron
+/modules.sh '$simload' >/tmp/out 2>&1
+rc=\$?
+mark "BEGIN neuron_modules"
+cat /tmp/out
+mark "END neuron_modules status=\$rc"
+rmmod neuron_sim && rmmod neuron
 mark "RMMOD status=\$?"
 debug_finish
 mark DMESG-BEGIN

@@ -57,13 +57,15 @@ debug_env() {
 	eval "$env"
 }
 
-# module_build KDIR OUTDIR LOG [MAKE_ARG...]: build neuron.ko into OUTDIR
-# (and neuron_kunit.ko when KDIR has KUnit: it must then be there too).
+# module_build KDIR OUTDIR LOG [MAKE_ARG...]: build neuron.ko and
+# neuron_sim.ko into OUTDIR (and neuron_kunit.ko when KDIR has KUnit: it
+# must then be there too).
 # Fails on a build error and on any warning (OUTDIR/neuron.ko may exist then).
 module_build() {
 	local kdir=$1 out=$2 logf=$3
 	shift 3
 	"$S/build-module.sh" "$kdir" "$out" "$@" >"$logf" 2>&1 && [ -f "$out/neuron.ko" ] &&
+		[ -f "$out/neuron_sim.ko" ] &&
 		{ ! grep -q '^CONFIG_KUNIT=y' "$kdir/.config" 2>/dev/null ||
 			[ -f "$out/neuron_kunit.ko" ]; } &&
 		[ -z "$(bad_lines "$logf")" ]

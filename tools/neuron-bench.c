@@ -12,7 +12,8 @@
  * and the subject back to back. Usage: neuron-bench [/dev/neuronN]
  * The device needs NEURON_CAP_MEM and _COPY and about 600 MiB of memory.
  * Without an argument, neuron-bench creates a simulated v2 device of
- * 2048 MiB for the run (root, neuron.ko loaded) and deletes it afterwards.
+ * 1536 MiB for the run (root, neuron_sim.ko loaded; a simulated device has
+ * at most the RAM) and deletes it afterwards.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -278,7 +279,7 @@ static void sim_create(char *path, size_t len)
 	DIR *d;
 	int i;
 
-	sysfs_write(SIM_BUS "/new_device", SIM_ID " v2 2048");
+	sysfs_write(SIM_BUS "/new_device", SIM_ID " v2 1536");
 	d = opendir(dir);
 	if (!d)
 		die(dir);

@@ -11,6 +11,7 @@
 
 #include <neuron.h>
 
+#include "../neuron_compat.h"
 #include "ndhal.h"
 
 const struct ndhal_arch ndhal_arch_v2 = {
@@ -27,7 +28,7 @@ const struct ndhal_arch ndhal_arch_v2 = {
 	.reg_bar = 0,
 	.dram_bar = 4,
 };
-EXPORT_SYMBOL_IF_KUNIT(ndhal_arch_v2);
+EXPORT_SYMBOL_NS_GPL(ndhal_arch_v2, NEURON_NS);
 
 const struct ndhal ndhal_v2 = {
 	.arch = &ndhal_arch_v2,

@@ -10,6 +10,7 @@
 
 #include <neuron.h>
 
+#include "../neuron_compat.h"
 #include "ndhal.h"
 
 const struct ndhal_arch ndhal_arch_v3 = {
@@ -26,7 +27,7 @@ const struct ndhal_arch ndhal_arch_v3 = {
 	.reg_bar = 0,
 	.dram_bar = 4,
 };
-EXPORT_SYMBOL_IF_KUNIT(ndhal_arch_v3);
+EXPORT_SYMBOL_NS_GPL(ndhal_arch_v3, NEURON_NS);
 
 const struct ndhal ndhal_v3 = {
 	.arch = &ndhal_arch_v3,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * neuron: simulated devices, in the spirit of netdevsim.
+ * neuron_sim.ko: simulated devices, in the spirit of netdevsim.
  *
  * Root creates and destroys them at run time through the neuron_sim bus:
  *   echo "ID ARCH [MEM_MB]" > /sys/bus/neuron_sim/new_device
@@ -8,16 +8,24 @@
  * or at load time with the module parameter sim=ARCH[:MEM_MB],... (IDs 0..).
  * A simulated device takes the geometry of the arch it impersonates and
  * uses the simulator backend (neuron_sim_ops) behind the same ndhal
- * interface as silicon.
+ * interface as silicon. Its memory may not exceed the machine's RAM.
+ *
+ * new_device adds a device on the bus; the bus's driver (neuron_sim) binds
+ * it: its probe creates /dev/neuronN with neuron_device_create(), its
+ * remove takes it away with neuron_device_remove(). The driver core's
+ * unbind and bind files of the driver do the same to a device that stays
+ * on the bus, so the driver's remove path runs like a hot unplug.
  */
 #include <linux/device.h>
 #include <linux/kernel.h>
 #include <linux/list.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
+#include <linux/wait.h>
 #include <kunit/visibility.h>
 
 #include <neuron.h>
@@ -39,18 +47,32 @@ static DEFINE_MUTEX(neuron_sim_lock);
 static LIST_HEAD(neuron_sim_devs);
 static bool neuron_sim_closing;
 
+/*
+ * Simulated devices not yet released: a removed device lives on while files
+ * of it are open (their neuron device holds it), and its release and the
+ * ops its memory objects call are this module's code, so module exit waits
+ * for the count to drop to zero.
+ */
+static atomic_t neuron_sim_alive = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(neuron_sim_released);
+
 static char *sim[NEURON_MAX_DEVICES];
 static int sim_count;
 module_param_array(sim, charp, &sim_count, 0444);
 MODULE_PARM_DESC(sim, "simulated devices to create at load: ARCH[:MEM_MB],... (ARCH v2 or v3)");
 
+/*
+ * Take the pages of a memory object out of the DRAM map, where they are
+ * still its own: after an unbind and a bind, the new binding may have put
+ * its pages at the same addresses while the old object lived on.
+ */
 static void neuron_sim_dram_unmap(struct neuron_sim_dev *sd, u64 dev_addr,
-				  unsigned long npages)
+				  struct page **pages, unsigned long npages)
 {
 	unsigned long first = dev_addr >> PAGE_SHIFT, i;
 
 	for (i = 0; i < npages; i++)
-		xa_erase(&sd->dram, first + i);
+		xa_cmpxchg(&sd->dram, first + i, pages[i], NULL, 0);
 }
 
 /* Back device memory with zeroed pages of the simulated DRAM. */
@@ -68,7 +90,7 @@ static int neuron_sim_dram_alloc(struct neuron_device *nd, struct neuron_mem *me
 	for (i = 0; i < mem->npages; i++) {
 		ret = xa_err(xa_store(&sd->dram, first + i, mem->pages[i], GFP_KERNEL));
 		if (ret) {
-			neuron_sim_dram_unmap(sd, mem->dev_addr, i);
+			neuron_sim_dram_unmap(sd, mem->dev_addr, mem->pages, i);
 			neuron_pages_free(mem->pages, mem->npages);
 			return ret;
 		}
@@ -80,7 +102,7 @@ static void neuron_sim_dram_free(struct neuron_device *nd, struct neuron_mem *me
 {
 	if (neuron_sim_gone(nd))
 		return;
-	neuron_sim_dram_unmap(nd->backend, mem->dev_addr, mem->npages);
+	neuron_sim_dram_unmap(nd->backend, mem->dev_addr, mem->pages, mem->npages);
 	neuron_pages_free(mem->pages, mem->npages);
 }
 
@@ -261,16 +283,74 @@ static const struct ndhal *neuron_sim_hal(const char *arch)
 
 static struct bus_type neuron_sim_bus;
 
+static struct neuron_sim_dev *to_neuron_sim_dev(struct device *dev)
+{
+	return container_of(dev, struct neuron_sim_dev, dev);
+}
+
 static void neuron_sim_dev_release(struct device *dev)
 {
-	struct neuron_sim_dev *sd = container_of(dev, struct neuron_sim_dev, dev);
+	struct neuron_sim_dev *sd = to_neuron_sim_dev(dev);
 
 	neuron_sim_dma_fini(sd);
 	neuron_sim_notify_free(sd);
 	xa_destroy(&sd->dram);
 	neuron_sim_iommu_fini(&sd->iommu);
 	kfree(sd);
+	if (atomic_dec_and_test(&neuron_sim_alive))
+		wake_up(&neuron_sim_released);
 }
+
+/*
+ * The driver's probe: bind a simulated device, i.e. create its neuron
+ * device (/dev/neuronN) on top of the simulated hardware.
+ */
+static int neuron_sim_probe(struct device *dev)
+{
+	struct neuron_sim_dev *sd = to_neuron_sim_dev(dev);
+	struct neuron_device_desc desc = {
+		.parent = dev,
+		.hal = sd->hal,
+		.product = "sim",
+		.sim_id = sd->id,
+		.dram_size = sd->dram_size,
+		.backend = sd,
+	};
+	struct neuron_device *nd;
+
+	/* A new binding: the driver may call the backend again. */
+	WRITE_ONCE(sd->gone, false);
+	nd = neuron_device_create(&desc);
+	if (IS_ERR(nd)) {
+		WRITE_ONCE(sd->probe_ret, PTR_ERR(nd));
+		return PTR_ERR(nd);
+	}
+	sd->nd = nd;
+	WRITE_ONCE(sd->probe_ret, 0);
+	return 0;
+}
+
+/*
+ * The driver's remove (unbind, del_device, module exit): unplug the neuron
+ * device. Its open files get -ENODEV, their mappings SIGBUS; they and their
+ * memory objects keep the simulated device (not the binding) alive.
+ */
+static int neuron_sim_remove(struct device *dev)
+{
+	struct neuron_sim_dev *sd = to_neuron_sim_dev(dev);
+
+	neuron_device_remove(sd->nd);
+	sd->nd = NULL;
+	return 0;
+}
+
+static struct device_driver neuron_sim_driver = {
+	.name = "neuron_sim",
+	.bus = &neuron_sim_bus,
+	.owner = THIS_MODULE,
+	.probe = neuron_sim_probe,
+	.remove = neuron_sim_remove,
+};
 
 static struct neuron_sim_dev *neuron_sim_find(u32 id)
 {
@@ -282,10 +362,17 @@ static struct neuron_sim_dev *neuron_sim_find(u32 id)
 	return NULL;
 }
 
-/* Create a simulated device. Called with neuron_sim_lock held. */
+/*
+ * Create a simulated device and let the driver bind it. Called with
+ * neuron_sim_lock held. A failed probe fails the creation (nothing is left
+ * behind); a device the driver core did not offer to the driver at all
+ * (drivers_autoprobe set to 0 by root) stays on the bus, unbound.
+ * Return: 0, -EEXIST (ID taken), -ENOMEM (device memory larger than the
+ * machine's RAM: every page of simulated DRAM in use is a page of RAM, so
+ * it could never be backed; or out of memory), the probe's error.
+ */
 static int neuron_sim_create(u32 id, const struct ndhal *hal, u32 mem_mb)
 {
-	struct neuron_device_desc desc = {};
 	struct neuron_sim_dev *sd;
 	int i, ret;
 
@@ -293,11 +380,17 @@ static int neuron_sim_create(u32 id, const struct ndhal *hal, u32 mem_mb)
 		return -ENODEV;
 	if (neuron_sim_find(id))
 		return -EEXIST;
+	if ((u64)mem_mb << (20 - PAGE_SHIFT) > totalram_pages())
+		return -ENOMEM;
 
 	sd = kzalloc(sizeof(*sd), GFP_KERNEL);
 	if (!sd)
 		return -ENOMEM;
+	atomic_inc(&neuron_sim_alive);
 	sd->id = id;
+	sd->hal = hal;
+	sd->dram_size = (u64)mem_mb << 20;
+	sd->probe_ret = 1;
 	xa_init(&sd->dram);
 	neuron_sim_iommu_init(&sd->iommu);
 	for (i = 0; i < NEURON_IRQ_COUNT; i++) {
@@ -317,26 +410,18 @@ static int neuron_sim_create(u32 id, const struct ndhal *hal, u32 mem_mb)
 	ret = dev_set_name(&sd->dev, "neuron_sim%u", id);
 	if (ret)
 		goto err_put;
+	/* Probes synchronously: the driver is registered before any device. */
 	ret = device_add(&sd->dev);
 	if (ret)
 		goto err_put;
-
-	desc.parent = &sd->dev;
-	desc.hal = hal;
-	desc.product = "sim";
-	desc.sim_id = id;
-	desc.dram_size = (u64)mem_mb << 20;
-	desc.backend = sd;
-	sd->nd = neuron_device_create(&desc);
-	if (IS_ERR(sd->nd)) {
-		ret = PTR_ERR(sd->nd);
-		goto err_del;
+	ret = READ_ONCE(sd->probe_ret);
+	if (ret < 0) {
+		device_del(&sd->dev);
+		goto err_put;
 	}
 	list_add_tail(&sd->list, &neuron_sim_devs);
 	return 0;
 
-err_del:
-	device_del(&sd->dev);
 err_put:
 	put_device(&sd->dev);
 	return ret;
@@ -346,7 +431,7 @@ err_put:
 static void neuron_sim_destroy(struct neuron_sim_dev *sd)
 {
 	list_del(&sd->list);
-	neuron_device_remove(sd->nd);
+	/* Unbinds it first: the driver's remove runs. */
 	device_unregister(&sd->dev);
 }
 
@@ -457,17 +542,19 @@ static int neuron_sim_create_param(void)
 	int i, ret;
 
 	for (i = 0; i < sim_count; i++) {
-		if (strscpy(spec, sim[i], sizeof(spec)) < 0 ||
-		    neuron_sim_parse(spec, ':', &hal, &mem_mb)) {
-			pr_err("neuron: bad sim=%s: want ARCH[:MEM_MB], ARCH v2 or v3\n",
+		ret = -EINVAL;
+		if (strscpy(spec, sim[i], sizeof(spec)) >= 0)
+			ret = neuron_sim_parse(spec, ':', &hal, &mem_mb);
+		if (ret) {
+			pr_err("neuron_sim: bad sim=%s: want ARCH[:MEM_MB], ARCH v2 or v3\n",
 			       sim[i]);
-			return -EINVAL;
+			return ret;
 		}
 		mutex_lock(&neuron_sim_lock);
 		ret = neuron_sim_create(i, hal, mem_mb);
 		mutex_unlock(&neuron_sim_lock);
 		if (ret) {
-			pr_err("neuron: cannot create simulated device %d: %d\n",
+			pr_err("neuron_sim: cannot create simulated device %d: %d\n",
 			       i, ret);
 			return ret;
 		}
@@ -475,23 +562,48 @@ static int neuron_sim_create_param(void)
 	return 0;
 }
 
-int neuron_sim_init(void)
+/*
+ * Remove every simulated device, then wait until the last of them is
+ * released: files still open on one keep module exit waiting until they
+ * are closed (their memory objects call this module's ops).
+ */
+static void neuron_sim_teardown(void)
+{
+	neuron_sim_destroy_all();
+	driver_unregister(&neuron_sim_driver);
+	if (atomic_read(&neuron_sim_alive))
+		pr_info("neuron_sim: waiting for the open files of removed devices\n");
+	wait_event(neuron_sim_released, !atomic_read(&neuron_sim_alive));
+	bus_unregister(&neuron_sim_bus);
+}
+
+static int __init neuron_sim_init(void)
 {
 	int ret;
 
 	ret = bus_register(&neuron_sim_bus);
 	if (ret)
 		return ret;
-	ret = neuron_sim_create_param();
+	ret = driver_register(&neuron_sim_driver);
 	if (ret) {
-		neuron_sim_destroy_all();
 		bus_unregister(&neuron_sim_bus);
+		return ret;
 	}
+	ret = neuron_sim_create_param();
+	if (ret)
+		neuron_sim_teardown();
 	return ret;
 }
 
-void neuron_sim_exit(void)
+static void __exit neuron_sim_exit(void)
 {
-	neuron_sim_destroy_all();
-	bus_unregister(&neuron_sim_bus);
+	neuron_sim_teardown();
 }
+
+module_init(neuron_sim_init);
+module_exit(neuron_sim_exit);
+
+MODULE_DESCRIPTION("Simulated AWS Neuron devices for the neuron driver");
+MODULE_LICENSE("GPL");
+MODULE_VERSION(NEURON_DRIVER_VERSION);
+MODULE_IMPORT_NS(NEURON_NS);

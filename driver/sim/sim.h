@@ -58,22 +58,37 @@ struct neuron_sim_irq {
  * @dev: the device on the neuron_sim bus, parent of /dev/neuronN.
  * @list: entry in neuron_sim_devs.
  * @id: ID given by root.
- * @nd: the neuron device it backs.
+ * @hal: arch table of the device, chosen at creation.
+ * @dram_size: its device memory in bytes, chosen at creation.
+ * @probe_ret: result of the last probe (1 before the first).
+ * @nd: the neuron device of the current binding (made by the driver's
+ *	probe, removed by its remove), NULL while unbound.
  * @dram: the simulated DRAM: device page number -> page, for the pages
- *	that back allocated device memory; lives as long as @dev, which
- *	outlives the neuron device and so every memory object.
+ *	that back allocated device memory; an entry is only ever erased by
+ *	the memory object whose page it holds.
  * @iommu: translation of host addresses.
  * @irq: interrupt lines, see ndhal.h for their numbering.
  * @dma: DMA engine state (sim_dma.c).
  * @notify: notification queues (sim_notify.c, declared in sim_notify.h).
- * @gone: the driver tore the backend down (ndhal_ops.fini): any later call
- *	of the driver into it is a bug (on silicon, a use of freed state),
- *	reported with a WARN and refused.
+ * @gone: the driver tore the backend of the current binding down
+ *	(ndhal_ops.fini): any later call of the driver into it is a bug (on
+ *	silicon, a use of freed state), reported with a WARN and refused.
+ *	Cleared when a new binding starts.
+ *
+ * The structure is the simulated hardware and belongs to the bus device:
+ * made by new_device, freed at the release of @dev. It outlives every
+ * binding: the memory objects of files opened on an earlier binding (their
+ * neuron device holds @dev) may still unmap and free through it. A new
+ * binding starts from an empty view all the same (docs/hw-model.md, "The
+ * neuron_sim bus").
  */
 struct neuron_sim_dev {
 	struct device dev;
 	struct list_head list;
 	u32 id;
+	const struct ndhal *hal;
+	u64 dram_size;
+	int probe_ret;
 	struct neuron_device *nd;
 	struct xarray dram;
 	struct neuron_sim_iommu iommu;

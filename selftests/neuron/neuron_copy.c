@@ -24,6 +24,7 @@
 
 #include "neuron_test.h"
 
+/* Device memory of the fixture's device: less on a machine with less RAM. */
 #define MEM_MB		512
 #define BIG		(64ULL << 20)
 /* Objects and buffers of the fixture; roundtrip_64m makes its own. */
@@ -89,7 +90,8 @@ static void make_buffers(struct __test_metadata *_metadata,
 
 FIXTURE_SETUP(copy)
 {
-	neuron_setup_node(_metadata, &self->node, variant->name, MEM_MB);
+	neuron_setup_node(_metadata, &self->node, variant->name,
+			  neuron_sim_mem_fit(MEM_MB));
 	ASSERT_EQ(0, neuron_query_info(self->node.fd, &self->info, NULL));
 	if (!(self->info.caps & NEURON_CAP_COPY)) {
 		neuron_node_release(&self->node);

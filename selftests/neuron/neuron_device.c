@@ -134,7 +134,9 @@ TEST_F(arch, identity)
 /* MEM_MB given at creation sets dram_size and the size of each channel. */
 TEST_F(arch, dram_custom)
 {
-	static const unsigned int sizes_mb[] = { 1, 768, 1000 };
+	/* Odd sizes; at most the RAM (new_device refuses more). */
+	const unsigned int sizes_mb[] = { 1, neuron_sim_mem_fit(768) * 3 / 4,
+					  neuron_sim_mem_fit(1000) };
 	struct neuron_device_info info;
 	unsigned int i;
 	int fd;

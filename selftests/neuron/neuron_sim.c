@@ -2,10 +2,14 @@
 /*
  * neuron selftests: lifecycle of simulated devices (/sys/bus/neuron_sim):
  * new_device/del_device errors, coexisting archs, add/remove cycles, removal
- * while files are open, the minor of a removed device, running out of minors.
+ * while files are open, the minor of a removed device, running out of minors,
+ * device memory larger than the RAM, unbind and bind through the driver's
+ * sysfs files with files open, mappings live and a copy in flight.
  * Every test needs the simulator and skips without it.
  */
+#include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "neuron_test.h"
 
@@ -149,10 +153,13 @@ TEST_F(sim, new_mem_too_big)
 	expect_new_fails(_metadata, fmts, ARRAY_SIZE(fmts), EINVAL);
 }
 
-/* The bounds 1 and 65536 MiB are accepted (memory is not allocated up front). */
+/*
+ * The bounds 1 and 65536 MiB are accepted (memory is not allocated up
+ * front), the upper one on a machine with that much RAM, else the RAM.
+ */
 TEST_F(sim, new_mem_bounds)
 {
-	static const unsigned int mems[] = { 1, 65536 };
+	const unsigned int mems[] = { 1, neuron_sim_mem_fit(65536) };
 	struct neuron_device_info info;
 	unsigned int i;
 
@@ -165,6 +172,37 @@ TEST_F(sim, new_mem_bounds)
 		EXPECT_EQ((__u64)mems[i] << 20, info.dram_size);
 		EXPECT_EQ(((__u64)mems[i] << 20) / 4, info.dram_channel_size);
 	}
+}
+
+/*
+ * More device memory than the machine has RAM is refused with ENOMEM and
+ * leaves nothing behind; the RAM size itself (rounded down to MiB) is fine.
+ */
+TEST_F(sim, new_mem_larger_than_ram)
+{
+	unsigned long long ram = neuron_ram_bytes();
+	struct neuron_node *n = &self->nodes[0];
+	struct neuron_device_info info;
+	unsigned int id, ram_mb;
+
+	ASSERT_LT(0ULL, ram);
+	ram_mb = ram >> 20;
+	if (ram_mb >= 65536)
+		SKIP(return, "64 GiB of RAM or more: the 65536 MiB limit (EINVAL) comes first");
+	id = neuron_sim_next_id();
+	EXPECT_EQ(-ENOMEM, neuron_sim_new(id, "v2", ram_mb + 1)) TH_LOG("%u MiB", ram_mb + 1);
+	EXPECT_FALSE(neuron_sim_exists(id));
+	EXPECT_EQ(-ENOMEM, neuron_sim_new(id, "v3", 65536));
+	EXPECT_FALSE(neuron_sim_exists(id));
+	/* A bad size is still EINVAL, a known ID still EEXIST: checked first. */
+	EXPECT_EQ(-EINVAL, neuron_sim_new(id, "v3", 65537));
+	EXPECT_FALSE(neuron_sim_exists(id));
+
+	ASSERT_EQ(0, neuron_sim_create(n, "v2", ram_mb)) TH_LOG("%u MiB", ram_mb);
+	ASSERT_EQ(0, neuron_node_open(n));
+	ASSERT_EQ(0, neuron_query_info(n->fd, &info, NULL));
+	EXPECT_EQ((__u64)ram_mb << 20, info.dram_size);
+	EXPECT_EQ(-EEXIST, neuron_sim_new(n->sim_id, "v2", ram_mb + 1));
 }
 
 /* Without the trailing newline of echo, and with the default memory. */
@@ -431,6 +469,230 @@ TEST_F_TIMEOUT(sim, out_of_minors, 120)
 	EXPECT_EQ(freed_minor, self->nodes[count / 2].minor);
 	for (i = 0; i < count; i++)
 		EXPECT_EQ(0, neuron_sim_remove(&self->nodes[i])) TH_LOG("device %u", i);
+}
+
+/* ---- unbind and bind (the driver's sysfs files) ---- */
+
+static int sim_knob(unsigned int id, const char *knob, const char *val)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), NEURON_SIM_BUS "/devices/neuron_sim%u/%s", id, knob);
+	return neuron_sysfs_write(path, val);
+}
+
+/* COPY between handles (0: the user buffer @ptr): 0 or -errno. */
+static int sim_copy(int fd, __u32 src, __u32 dst, void *ptr, __u64 size,
+		    __u32 flags, __u64 *seqno)
+{
+	struct neuron_copy c = {
+		.src_handle = src, .dst_handle = dst,
+		.src_ptr = src ? 0 : (uintptr_t)ptr,
+		.dst_ptr = dst ? 0 : (uintptr_t)ptr,
+		.size = size, .flags = flags,
+	};
+	int ret = neuron_ioctl(fd, NEURON_IOCTL_COPY, &c);
+
+	if (seqno)
+		*seqno = c.seqno;
+	return ret;
+}
+
+/* WAIT for @seqno, at most @timeout_ms: 0 or -errno. */
+static int sim_wait(int fd, __u64 seqno, unsigned int timeout_ms)
+{
+	struct neuron_wait w = { .seqno = seqno };
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	w.timeout_ns = ts.tv_sec * 1000000000LL + ts.tv_nsec +
+		       timeout_ms * 1000000LL;
+	return neuron_ioctl(fd, NEURON_IOCTL_WAIT, &w);
+}
+
+#define OBJ	(64 * 1024)
+
+/*
+ * A bound device works: device memory written through a mapping, copied to
+ * host memory and back to the user, and a copy from the user read back
+ * through the mapping.
+ */
+static void expect_device_works(struct __test_metadata *_metadata,
+				struct neuron_node *n)
+{
+	struct neuron_mem_alloc dev, host;
+	unsigned char *map, buf[4096];
+	unsigned int i;
+
+	ASSERT_EQ(0, neuron_mem_alloc(n->fd, NEURON_MEM_DEVICE, OBJ, 0, &dev));
+	ASSERT_EQ(0, neuron_mem_alloc(n->fd, NEURON_MEM_HOST, OBJ, 0, &host));
+	map = mmap(NULL, OBJ, PROT_READ | PROT_WRITE, MAP_SHARED, n->fd,
+		   (off_t)dev.mmap_offset);
+	ASSERT_NE(MAP_FAILED, map);
+	for (i = 0; i < OBJ; i++)
+		map[i] = (unsigned char)(i * 7 + 1);
+	ASSERT_EQ(0, sim_copy(n->fd, dev.handle, host.handle, NULL, OBJ, 0, NULL));
+	ASSERT_EQ(0, sim_copy(n->fd, host.handle, 0, buf, sizeof(buf), 0, NULL));
+	for (i = 0; i < sizeof(buf); i++)
+		ASSERT_EQ((unsigned char)(i * 7 + 1), buf[i]) TH_LOG("byte %u", i);
+	memset(buf, 0xc3, sizeof(buf));
+	ASSERT_EQ(0, sim_copy(n->fd, 0, dev.handle, buf, sizeof(buf), 0, NULL));
+	EXPECT_EQ(0xc3, map[0]);
+	EXPECT_EQ(0xc3, map[sizeof(buf) - 1]);
+	EXPECT_EQ((unsigned char)(sizeof(buf) * 7 + 1), map[sizeof(buf)]);
+	EXPECT_EQ(0, munmap(map, OBJ));
+	EXPECT_EQ(0, neuron_mem_free(n->fd, dev.handle));
+	EXPECT_EQ(0, neuron_mem_free(n->fd, host.handle));
+}
+
+/*
+ * Unbind with a file open, a live mapping of device memory, a copy in
+ * flight and another process blocked in WAIT on it: /dev/neuronN goes, the
+ * device stays on the bus unbound, the waiter wakes with ENODEV, every
+ * ioctl gets ENODEV, the mapping SIGBUS, close works. Bind brings a new
+ * node that works, from an empty device.
+ */
+TEST_F_TIMEOUT(sim, unbind_bind_with_users, 60)
+{
+	struct neuron_node *n = &self->nodes[0];
+	struct neuron_mem_alloc dev, host, a;
+	struct neuron_device_info info;
+	struct neuron_mem_usage_buf u;
+	unsigned char *map, val = 1;
+	int status, ret;
+	__u64 seq;
+	pid_t pid;
+
+	ASSERT_EQ(0, neuron_sim_create(n, "v3", 64));
+	ASSERT_TRUE(neuron_sim_bound(n->sim_id));
+	ASSERT_EQ(0, neuron_node_open(n));
+	ASSERT_EQ(0, neuron_mem_alloc(n->fd, NEURON_MEM_DEVICE, OBJ, 0, &dev));
+	ASSERT_EQ(0, neuron_mem_alloc(n->fd, NEURON_MEM_HOST, OBJ, 0, &host));
+	map = mmap(NULL, OBJ, PROT_READ | PROT_WRITE, MAP_SHARED, n->fd,
+		   (off_t)dev.mmap_offset);
+	ASSERT_NE(MAP_FAILED, map);
+	memset(map, 0x5a, OBJ);
+
+	/* A copy that takes a second: in flight at the unbind. */
+	ASSERT_EQ(0, sim_knob(n->sim_id, "dma_latency_us", "1000000"));
+	ASSERT_EQ(0, sim_copy(n->fd, host.handle, dev.handle, NULL, OBJ,
+			      NEURON_COPY_ASYNC, &seq));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(-sim_wait(n->fd, seq, 10000));
+	neuron_sleep_ms(200);
+
+	ASSERT_EQ(0, neuron_sim_bind(n->sim_id, false));
+	EXPECT_TRUE(neuron_wait_node(n->path, n->devt, false));
+	EXPECT_TRUE(neuron_sim_exists(n->sim_id));
+	EXPECT_FALSE(neuron_sim_bound(n->sim_id));
+	/* Unbinding an unbound device: the driver core says ENODEV. */
+	EXPECT_EQ(-ENODEV, neuron_sim_bind(n->sim_id, false));
+
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(ENODEV, WEXITSTATUS(status)) TH_LOG("the blocked WAIT");
+	EXPECT_EQ(-ENODEV, sim_wait(n->fd, seq, 1000));
+	EXPECT_EQ(-ENODEV, neuron_query_info(n->fd, &info, NULL));
+	EXPECT_EQ(-ENODEV, neuron_query_mem_usage(n->fd, &u, NULL));
+	EXPECT_EQ(-ENODEV, neuron_mem_alloc(n->fd, NEURON_MEM_DEVICE, OBJ, 0, &a));
+	EXPECT_EQ(-ENODEV, sim_copy(n->fd, dev.handle, host.handle, NULL, OBJ, 0, NULL));
+	EXPECT_EQ(-ENODEV, neuron_mem_free(n->fd, dev.handle));
+	EXPECT_EQ(SIGBUS, neuron_probe(map, &val, false));
+	EXPECT_EQ(SIGBUS, neuron_probe(map + OBJ - 1, &val, true));
+	/* No new mapping through the old file either. */
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, OBJ, PROT_READ, MAP_SHARED, n->fd,
+				   (off_t)host.mmap_offset));
+	EXPECT_EQ(0, munmap(map, OBJ));
+	EXPECT_EQ(0, close(n->fd));
+	n->fd = -1;
+	/* The knobs belong to the simulated device: still there. */
+	EXPECT_EQ(0, sim_knob(n->sim_id, "dma_latency_us", "0"));
+
+	ASSERT_EQ(0, neuron_sim_bind(n->sim_id, true));
+	ASSERT_TRUE(neuron_sim_bound(n->sim_id));
+	ASSERT_EQ(0, neuron_sim_attach(n, n->sim_id)) TH_LOG("no node after bind");
+	ASSERT_EQ(0, neuron_node_open(n));
+	ASSERT_EQ(0, neuron_query_info(n->fd, &info, NULL));
+	EXPECT_EQ(n->sim_id, info.sim_id);
+	EXPECT_EQ(n->minor, info.minor);
+	EXPECT_EQ((__u32)NEURON_ARCH_V3, info.arch);
+	EXPECT_EQ(64ULL << 20, info.dram_size);
+	/* Nothing of the old binding is charged to the new one. */
+	ASSERT_EQ(0, neuron_query_mem_usage(n->fd, &u, NULL));
+	EXPECT_EQ(0ULL, u.u.device_bytes);
+	EXPECT_EQ(0ULL, u.u.host_bytes);
+	/* Binding a bound device is refused by the driver core. */
+	ret = neuron_sim_bind(n->sim_id, true);
+	EXPECT_TRUE(ret == -EBUSY || ret == -ENODEV) TH_LOG("bind again: %d", ret);
+	expect_device_works(_metadata, n);
+}
+
+/*
+ * Unbind and bind cycles while memory objects of old bindings live on
+ * (their files open): the new binding puts its device memory at the same
+ * addresses, and the old objects' release must not take it away.
+ */
+TEST_F_TIMEOUT(sim, rebind_while_old_objects_live, 60)
+{
+	struct neuron_node *n = &self->nodes[0];
+	struct neuron_mem_alloc a, b;
+	int old[3], i;
+
+	ASSERT_EQ(0, neuron_sim_create(n, "v2", 16));
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, neuron_node_open(n));
+		ASSERT_EQ(0, neuron_mem_alloc(n->fd, NEURON_MEM_DEVICE, OBJ, 0, &a));
+		old[i] = n->fd;
+		n->fd = -1;
+		ASSERT_EQ(0, neuron_sim_bind(n->sim_id, false)) TH_LOG("cycle %d", i);
+		EXPECT_TRUE(neuron_wait_node(n->path, n->devt, false));
+		ASSERT_EQ(0, neuron_sim_bind(n->sim_id, true)) TH_LOG("cycle %d", i);
+		ASSERT_EQ(0, neuron_sim_attach(n, n->sim_id));
+	}
+	ASSERT_EQ(0, neuron_node_open(n));
+	/* The first object of the new binding sits where the old ones sat. */
+	ASSERT_EQ(0, neuron_mem_alloc(n->fd, NEURON_MEM_DEVICE, OBJ, 0, &b));
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(0, close(old[i]));
+	/* The old objects are gone: that memory of the new device still works. */
+	{
+		unsigned char *map, buf[256];
+		unsigned int j;
+
+		map = mmap(NULL, OBJ, PROT_READ | PROT_WRITE, MAP_SHARED, n->fd,
+			   (off_t)b.mmap_offset);
+		ASSERT_NE(MAP_FAILED, map);
+		memset(map, 0x3c, OBJ);
+		ASSERT_EQ(0, neuron_mem_alloc(n->fd, NEURON_MEM_HOST, OBJ, 0, &a));
+		ASSERT_EQ(0, sim_copy(n->fd, b.handle, a.handle, NULL, OBJ, 0, NULL));
+		ASSERT_EQ(0, sim_copy(n->fd, a.handle, 0, buf, sizeof(buf), 0, NULL));
+		for (j = 0; j < sizeof(buf); j++)
+			ASSERT_EQ(0x3c, buf[j]) TH_LOG("byte %u", j);
+		EXPECT_EQ(0, munmap(map, OBJ));
+	}
+	expect_device_works(_metadata, n);
+}
+
+/* del_device of an unbound device, with a file of its old binding open. */
+TEST_F(sim, del_unbound)
+{
+	struct neuron_node *n = &self->nodes[0];
+	struct neuron_device_info info;
+
+	ASSERT_EQ(0, neuron_sim_create(n, "v2", 16));
+	ASSERT_EQ(0, neuron_node_open(n));
+	ASSERT_EQ(0, neuron_sim_bind(n->sim_id, false));
+	ASSERT_EQ(0, neuron_sim_del(n->sim_id));
+	n->created = false;
+	EXPECT_FALSE(neuron_sim_exists(n->sim_id));
+	EXPECT_EQ(-ENODEV, neuron_query_info(n->fd, &info, NULL));
+	/* The ID is free again. */
+	ASSERT_EQ(0, neuron_sim_create_id(&self->nodes[1], n->sim_id, "v3", 16));
+	EXPECT_EQ(0, close(n->fd));
+	n->fd = -1;
+	expect_sim_device(_metadata, &self->nodes[1], NEURON_ARCH_V3);
 }
 
 TEST_HARNESS_MAIN

@@ -27,6 +27,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/sysinfo.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -38,6 +39,8 @@
 #include "neuron.h"
 
 #define NEURON_SIM_BUS		"/sys/bus/neuron_sim"
+/* The driver of neuron_sim.ko on its bus: bind and unbind files. */
+#define NEURON_SIM_DRIVER	NEURON_SIM_BUS "/drivers/neuron_sim"
 #define NEURON_MAX_DEVICES	64
 /* Size of the first version of struct neuron_query. */
 #define NEURON_QUERY_SIZE_VER0	40
@@ -111,7 +114,7 @@ static inline const char *neuron_mode_skip_reason(void)
 {
 	if (neuron_mode() == NEURON_MODE_DEVICE)
 		return "NEURON_DEVICE is set: this test needs simulated devices";
-	return "no neuron device: set NEURON_DEVICE or load neuron.ko (" NEURON_SIM_BUS ")";
+	return "no neuron device: set NEURON_DEVICE or load neuron_sim.ko (" NEURON_SIM_BUS ")";
 }
 
 /*
@@ -228,6 +231,46 @@ static inline bool neuron_sim_exists(unsigned int id)
 
 	snprintf(path, sizeof(path), NEURON_SIM_BUS "/devices/neuron_sim%u", id);
 	return access(path, F_OK) == 0;
+}
+
+/* Bind (@bind) or unbind sim device @id to/from the driver: 0 or -errno. */
+static inline int neuron_sim_bind(unsigned int id, bool bind)
+{
+	char text[32];
+
+	snprintf(text, sizeof(text), "neuron_sim%u", id);
+	return neuron_sysfs_write(bind ? NEURON_SIM_DRIVER "/bind" :
+				  NEURON_SIM_DRIVER "/unbind", text);
+}
+
+/* Whether sim device @id is bound to the driver (has a neuron device). */
+static inline bool neuron_sim_bound(unsigned int id)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), NEURON_SIM_BUS "/devices/neuron_sim%u/driver", id);
+	return access(path, F_OK) == 0;
+}
+
+/* The machine's RAM in bytes (sysinfo), 0 if unknown. */
+static inline unsigned long long neuron_ram_bytes(void)
+{
+	struct sysinfo si;
+
+	if (sysinfo(&si))
+		return 0;
+	return (unsigned long long)si.totalram * si.mem_unit;
+}
+
+/*
+ * @mem_mb, or less on a machine with less RAM: a simulated device may not
+ * have more memory than the machine (new_device refuses it with ENOMEM).
+ */
+static inline unsigned int neuron_sim_mem_fit(unsigned int mem_mb)
+{
+	unsigned long long ram_mb = neuron_ram_bytes() >> 20;
+
+	return ram_mb && ram_mb < mem_mb ? (unsigned int)ram_mb : mem_mb;
 }
 
 /*

@@ -758,15 +758,16 @@ void neuron_dma_unplug(struct neuron_device *nd)
 		spin_unlock_irq(&q->lock);
 		wake_up_all(&q->wait);
 		/*
-		 * No kick or reset runs (they are guard sections): stop the
-		 * engine, then everything that could start a reset, without
-		 * submit_lock (a reset waiting for it would deadlock the
-		 * cancel); then fail what is pending.
+		 * No kick or reset runs (they are guard sections). From here
+		 * on no completion is taken: the interrupt goes first, then
+		 * everything that could retire or reset, without submit_lock
+		 * (a reset waiting for it would deadlock the cancel); then the
+		 * engine stops and every job not retired fails with -ENODEV.
 		 */
-		nd->hal->ops->dma_queue_stop(nd, q->engine, 0);
 		nd->hal->ops->irq_free(nd, NEURON_IRQ_DMA(i));
 		cancel_delayed_work_sync(&q->hang_work);
 		cancel_work_sync(&q->retire_work);
+		nd->hal->ops->dma_queue_stop(nd, q->engine, 0);
 		mutex_lock(&q->submit_lock);
 		neuron_dma_fail_pending(q, -ENODEV);
 		neuron_dma_queue_hw_free(q);

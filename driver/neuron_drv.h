@@ -29,6 +29,23 @@
 struct neuron_dma_queue;
 struct neuron_notify_dev;
 
+/**
+ * struct neuron_pin_charge - pages charged to a process's pinned memory
+ * @mm: the address space whose pinned_vm (VmPin) holds the charge, with a
+ *	reference (mmgrab) so that the uncharge works after the process
+ *	exited; NULL when nothing is charged.
+ * @pages: pages charged to @mm.
+ *
+ * Memory that userspace makes the driver hold and that cannot be swapped
+ * (host memory objects, notification rings, user pages pinned by an
+ * asynchronous copy) is charged by neuron_pin_charge() and returned by
+ * neuron_pin_uncharge() when it is really freed.
+ */
+struct neuron_pin_charge {
+	struct mm_struct *mm;
+	unsigned long pages;
+};
+
 /*
  * mmap offsets: a memory object's offset is its handle shifted by
  * NEURON_MMAP_SHIFT, so an object is at most 1 TiB and a file has at most
@@ -138,6 +155,8 @@ struct neuron_file {
  * @iova: host memory: its address for the device (ndhal_ops.dma_map).
  * @npages: entries in @pages.
  * @pages: the backing pages (device memory of the simulator: its pages).
+ * @charge: host memory: its charge to the allocating process's pinned
+ *	memory, returned when the memory is freed.
  */
 struct neuron_mem {
 	struct kref ref;
@@ -150,6 +169,7 @@ struct neuron_mem {
 	u64 iova;
 	unsigned long npages;
 	struct page **pages;
+	struct neuron_pin_charge charge;
 };
 
 /**
@@ -257,6 +277,8 @@ struct neuron_mem *neuron_mem_lookup(struct neuron_file *nf, u32 handle);
 void neuron_mem_put(struct neuron_mem *mem);
 struct page **neuron_pages_alloc(unsigned long npages);
 void neuron_pages_free(struct page **pages, unsigned long npages);
+int neuron_pin_charge(struct neuron_pin_charge *charge, unsigned long npages);
+void neuron_pin_uncharge(struct neuron_pin_charge *charge);
 
 /* neuron_copy.c */
 int neuron_ioctl_copy(struct neuron_file *nf, void *arg);

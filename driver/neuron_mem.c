@@ -12,12 +12,19 @@
  *
  * Accounting: the device's counters follow memory alive (charged at
  * allocation, released with the last reference); a file's counters follow
- * its handles.
+ * its handles. Host memory cannot be swapped: its pages are
+ * charged to the allocating process's memory cgroup (__GFP_ACCOUNT) and to
+ * its pinned memory (neuron_pin_charge(), within RLIMIT_MEMLOCK) until
+ * they are freed with the last reference, wherever that reference was
+ * (a mapping in another process, a transfer in flight).
  */
 #include <linux/align.h>
 #include <linux/log2.h>
+#include <linux/capability.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <kunit/visibility.h>
@@ -51,6 +58,54 @@ void neuron_pages_free(struct page **pages, unsigned long npages)
 	for (i = 0; i < npages; i++)
 		__free_page(pages[i]);
 	kvfree(pages);
+}
+
+/**
+ * neuron_pin_charge() - charge pages to the calling process's pinned memory
+ * @charge: an empty charge (@charge->mm NULL), filled on success.
+ * @npages: pages the driver holds for the caller and cannot swap.
+ *
+ * Adds @npages to the pinned_vm of the caller's mm (VmPin in
+ * /proc/PID/status), which may not pass RLIMIT_MEMLOCK unless the caller
+ * has CAP_IPC_LOCK (the rule of RDMA memory registrations). The mm is
+ * grabbed (mmgrab(), not its address space): neuron_pin_uncharge() works
+ * from any process context, also after the process exited. A caller
+ * without an mm (kernel thread) is charged nothing.
+ *
+ * Return: 0, or -ENOMEM past RLIMIT_MEMLOCK.
+ */
+int neuron_pin_charge(struct neuron_pin_charge *charge, unsigned long npages)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	struct mm_struct *mm = current->mm;
+
+	if (!mm || !npages)
+		return 0;
+	if (atomic64_add_return(npages, &mm->pinned_vm) > limit &&
+	    !capable(CAP_IPC_LOCK)) {
+		atomic64_sub(npages, &mm->pinned_vm);
+		return -ENOMEM;
+	}
+	mmgrab(mm);
+	charge->mm = mm;
+	charge->pages = npages;
+	return 0;
+}
+
+/**
+ * neuron_pin_uncharge() - return what neuron_pin_charge() charged
+ * @charge: the charge; empty afterwards (a second call does nothing).
+ *
+ * Call it when the pages are really freed. Process context.
+ */
+void neuron_pin_uncharge(struct neuron_pin_charge *charge)
+{
+	if (!charge->mm)
+		return;
+	atomic64_sub(charge->pages, &charge->mm->pinned_vm);
+	mmdrop(charge->mm);
+	charge->mm = NULL;
+	charge->pages = 0;
 }
 
 static void neuron_counter_add(struct neuron_mem_counter *c, u32 kind, s64 bytes)
@@ -153,21 +208,31 @@ static int neuron_dram_alloc(struct neuron_device *nd, struct neuron_mem *mem,
 	return ret;
 }
 
-/* Host memory: zeroed pages, mapped for the device when it does DMA. */
+/*
+ * Host memory: zeroed pages, charged to the caller (memcg, pinned_vm)
+ * before any is allocated, mapped for the device when it does DMA.
+ */
 static int neuron_host_alloc(struct neuron_device *nd, struct neuron_mem *mem)
 {
 	int ret;
 
 	if (mem->npages > totalram_pages())
 		return -ENOMEM;
+	ret = neuron_pin_charge(&mem->charge, mem->npages);
+	if (ret)
+		return ret;
+	ret = -ENOMEM;
 	mem->pages = neuron_pages_alloc(mem->npages);
 	if (!mem->pages)
-		return -ENOMEM;
+		goto err_uncharge;
 	if (!nd->hal->ops->dma_map)
 		return 0;
 	ret = nd->hal->ops->dma_map(nd, mem->pages, mem->npages, &mem->iova);
-	if (ret)
-		neuron_pages_free(mem->pages, mem->npages);
+	if (!ret)
+		return 0;
+	neuron_pages_free(mem->pages, mem->npages);
+err_uncharge:
+	neuron_pin_uncharge(&mem->charge);
 	return ret;
 }
 
@@ -185,6 +250,7 @@ static void neuron_mem_release(struct kref *ref)
 		if (mem->iova)
 			nd->hal->ops->dma_unmap(nd, mem->iova);
 		neuron_pages_free(mem->pages, mem->npages);
+		neuron_pin_uncharge(&mem->charge);
 	}
 	put_device(&nd->dev);
 	kfree(mem);

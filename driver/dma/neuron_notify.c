@@ -34,6 +34,10 @@
  * the frozen ring; removal of the device zaps the mappings (the file's
  * f_mapping is the device inode's, see neuron_mmap.c) and later faults get
  * SIGBUS.
+ *
+ * Accounting: the ring's pages are charged to the memory cgroup and the
+ * pinned memory (RLIMIT_MEMLOCK) of the process that set the queue up,
+ * until the last reference frees them.
  */
 #include <linux/eventfd.h>
 #include <linux/hrtimer.h>
@@ -59,12 +63,15 @@
  * @nd: the device; a reference is held for the ring's life.
  * @npages: entries in @pages.
  * @pages: header page first, then the entries.
+ * @charge: the pages' charge to the pinned memory of the process that set
+ *	the queue up.
  */
 struct neuron_notify_ring {
 	struct kref ref;
 	struct neuron_device *nd;
 	unsigned long npages;
 	struct page **pages;
+	struct neuron_pin_charge charge;
 };
 
 /**
@@ -225,8 +232,13 @@ static struct neuron_notify_ring *neuron_notify_ring_alloc(struct neuron_device 
 	if (!ring)
 		return NULL;
 	ring->npages = neuron_notify_ring_size(entries) >> PAGE_SHIFT;
+	if (neuron_pin_charge(&ring->charge, ring->npages)) {
+		kfree(ring);
+		return NULL;
+	}
 	ring->pages = neuron_pages_alloc(ring->npages);
 	if (!ring->pages) {
+		neuron_pin_uncharge(&ring->charge);
 		kfree(ring);
 		return NULL;
 	}
@@ -241,6 +253,7 @@ static void neuron_notify_ring_release(struct kref *ref)
 	struct neuron_notify_ring *ring = container_of(ref, struct neuron_notify_ring, ref);
 
 	neuron_pages_free(ring->pages, ring->npages);
+	neuron_pin_uncharge(&ring->charge);
 	put_device(&ring->nd->dev);
 	kfree(ring);
 }

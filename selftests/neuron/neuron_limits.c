@@ -1,0 +1,489 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * neuron selftests: what a caller may hold (docs/uapi.md, "Limits and
+ * accounting").
+ *
+ *  - Host memory objects and notification rings are charged to the
+ *    caller's pinned memory (VmPin), within RLIMIT_MEMLOCK unless it has
+ *    CAP_IPC_LOCK, and uncharged when the memory is really freed: at
+ *    MEM_FREE or TEARDOWN, at close, or with the last mapping.
+ *
+ * The test process stays root (it creates the simulated devices); each
+ * unprivileged case runs in a forked child that opens its own file, then
+ * becomes uid 65534 with RLIMIT_MEMLOCK 64 KiB and no capability (or only
+ * CAP_IPC_LOCK). The child exits with 0, or with the number of the first
+ * check that failed (printed as a "#" line).
+ */
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+
+#include "neuron_test.h"
+
+#define KIB		1024
+/* RLIMIT_MEMLOCK of the unprivileged children. */
+#define MEMLOCK		(64 * KIB)
+
+FIXTURE(limits) {
+	struct neuron_node node;
+	struct neuron_device_info info;
+	size_t page;
+};
+
+FIXTURE_SETUP(limits)
+{
+	self->page = sysconf(_SC_PAGESIZE);
+	neuron_setup_node(_metadata, &self->node, "v2", 0);
+	ASSERT_EQ(0, neuron_query_info(self->node.fd, &self->info, NULL));
+	if (!(self->info.caps & NEURON_CAP_MEM) || !(self->info.caps & NEURON_CAP_NOTIFY)) {
+		neuron_node_release(&self->node);
+		NEURON_SKIP_SETUP("needs NEURON_CAP_MEM and NEURON_CAP_NOTIFY");
+	}
+}
+
+FIXTURE_TEARDOWN(limits)
+{
+	neuron_node_release(&self->node);
+}
+
+/* ---- helpers ---- */
+
+/*
+ * In a child: OK(cond) is cond, and logs it when false (with errno and
+ * VmPin) so that the child's non-zero exit status has an explanation.
+ */
+#define OK(cond)	ok_or_log(!!(cond), #cond, __LINE__)
+
+static bool ok_or_log(bool ok, const char *what, int line)
+{
+	int err = errno;
+
+	if (!ok) {
+		printf("# line %d: failed: %s (errno %d, VmPin %ld kB)\n", line, what,
+		       err, neuron_vm_pinned_kb());
+		fflush(stdout);
+	}
+	return ok;
+}
+
+typedef int (*child_fn)(struct _test_data_limits *self, int fd);
+
+/*
+ * Run @fn in a child that opens a file of the device (as root), then drops
+ * privileges (keeping @keep, RLIMIT_MEMLOCK @memlock) and calls @fn with
+ * the file. Return: the child's exit status, or -1.
+ */
+static int run_child(struct _test_data_limits *self, __u32 keep, rlim_t memlock,
+		     child_fn fn)
+{
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		int fd = open(self->node.path, O_RDWR | O_CLOEXEC);
+
+		if (fd < 0 || neuron_drop_privileges(keep, memlock)) {
+			printf("# open or dropping privileges failed: %s\n", strerror(errno));
+			fflush(stdout);
+			_exit(200);
+		}
+		_exit(fn(self, fd));
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+static int alloc(int fd, __u32 kind, __u64 size, __u32 *handle)
+{
+	struct neuron_mem_alloc a;
+	int err = neuron_mem_alloc(fd, kind, size, 0, &a);
+
+	if (!err && handle)
+		*handle = a.handle;
+	return err;
+}
+
+/* NOTIFY_SETUP of (@nc, @type) with @entries, no eventfd; @size: mmap size. */
+static int setup_q(int fd, __u32 nc, __u32 type, __u32 entries, __u64 *size,
+		   __u64 *offset)
+{
+	struct neuron_notify_setup s = {
+		.nc = nc, .type = type, .entries = entries, .eventfd = -1,
+	};
+	int err = neuron_ioctl(fd, NEURON_IOCTL_NOTIFY_SETUP, &s);
+
+	if (!err && size)
+		*size = s.mmap_size;
+	if (!err && offset)
+		*offset = s.mmap_offset;
+	return err;
+}
+
+static int teardown_q(int fd, __u32 nc, __u32 type)
+{
+	struct neuron_notify_teardown t = { .nc = nc, .type = type };
+
+	return neuron_ioctl(fd, NEURON_IOCTL_NOTIFY_TEARDOWN, &t);
+}
+
+/* Bytes of the ring of @entries (docs/uapi.md): header page + entries. */
+static long ring_kb(__u32 entries)
+{
+	return (4096 + 16L * entries + 4095) / 4096 * 4;
+}
+
+/* ---- host memory objects and RLIMIT_MEMLOCK ---- */
+
+static int child_host_memlock(struct _test_data_limits *self, int fd)
+{
+	long page_kb = self->page / KIB;
+	__u32 a, b, d;
+
+	if (!OK(neuron_vm_pinned_kb() == 0))
+		return 1;
+	/* Past the limit: refused before anything is allocated. */
+	if (!OK(alloc(fd, NEURON_MEM_HOST, MEMLOCK + self->page, NULL) == -ENOMEM))
+		return 2;
+	if (!OK(alloc(fd, NEURON_MEM_HOST, 1 << 30, NULL) == -ENOMEM))
+		return 3;
+	if (!OK(neuron_vm_pinned_kb() == 0))
+		return 4;
+	/* Up to it: charged by whole pages. */
+	if (!OK(alloc(fd, NEURON_MEM_HOST, MEMLOCK - self->page - 100, &a) == 0))
+		return 5;
+	if (!OK(neuron_vm_pinned_kb() == MEMLOCK / KIB - page_kb))
+		return 6;
+	if (!OK(alloc(fd, NEURON_MEM_HOST, 2 * self->page, NULL) == -ENOMEM))
+		return 7;
+	if (!OK(alloc(fd, NEURON_MEM_HOST, self->page, &b) == 0))
+		return 8;
+	if (!OK(neuron_vm_pinned_kb() == MEMLOCK / KIB))
+		return 9;
+	if (!OK(alloc(fd, NEURON_MEM_HOST, 1, NULL) == -ENOMEM))
+		return 10;
+	/* Device memory is not host memory: not charged. */
+	if (!OK(alloc(fd, NEURON_MEM_DEVICE, 1 << 20, &d) == 0))
+		return 11;
+	if (!OK(neuron_vm_pinned_kb() == MEMLOCK / KIB))
+		return 12;
+	if (!OK(neuron_mem_free(fd, d) == 0))
+		return 13;
+	/* Freeing returns the charge, and the room. */
+	if (!OK(neuron_mem_free(fd, a) == 0))
+		return 14;
+	if (!OK(neuron_vm_pinned_kb() == page_kb))
+		return 15;
+	if (!OK(neuron_mem_free(fd, b) == 0))
+		return 16;
+	if (!OK(neuron_vm_pinned_kb() == 0))
+		return 17;
+	if (!OK(alloc(fd, NEURON_MEM_HOST, MEMLOCK, &a) == 0))
+		return 18;
+	if (!OK(neuron_vm_pinned_kb() == MEMLOCK / KIB))
+		return 19;
+	if (!OK(neuron_mem_free(fd, a) == 0))
+		return 20;
+	if (!OK(neuron_vm_pinned_kb() == 0))
+		return 21;
+	return 0;
+}
+
+/*
+ * Unprivileged, RLIMIT_MEMLOCK 64 KiB: host memory is charged to VmPin and
+ * refused (-ENOMEM) past the limit; MEM_FREE returns the charge.
+ */
+TEST_F(limits, host_memory_within_memlock)
+{
+	EXPECT_EQ(0, run_child(self, 0, MEMLOCK, child_host_memlock));
+}
+
+static int child_host_close(struct _test_data_limits *self, int fd)
+{
+	(void)self;
+	if (!OK(alloc(fd, NEURON_MEM_HOST, MEMLOCK / 2, NULL) == 0))
+		return 1;
+	if (!OK(alloc(fd, NEURON_MEM_HOST, MEMLOCK / 2, NULL) == 0))
+		return 2;
+	if (!OK(neuron_vm_pinned_kb() == MEMLOCK / KIB))
+		return 3;
+	if (!OK(close(fd) == 0))
+		return 4;
+	if (!OK(neuron_vm_pinned_kb() == 0))
+		return 5;
+	return 0;
+}
+
+/* Handles still held at close are uncharged with the file. */
+TEST_F(limits, host_memory_uncharged_at_close)
+{
+	EXPECT_EQ(0, run_child(self, 0, MEMLOCK, child_host_close));
+}
+
+static int child_host_mapped(struct _test_data_limits *self, int fd)
+{
+	struct neuron_mem_alloc a;
+	unsigned char *p;
+
+	if (!OK(neuron_mem_alloc(fd, NEURON_MEM_HOST, MEMLOCK, 0, &a) == 0))
+		return 1;
+	p = mmap(NULL, MEMLOCK, PROT_READ | PROT_WRITE, MAP_SHARED, fd, a.mmap_offset);
+	if (!OK(p != MAP_FAILED))
+		return 2;
+	p[MEMLOCK - 1] = 0x5a;
+	/* The mapping keeps the memory, and its charge. */
+	if (!OK(neuron_mem_free(fd, a.handle) == 0))
+		return 3;
+	if (!OK(neuron_vm_pinned_kb() == MEMLOCK / KIB))
+		return 4;
+	if (!OK(alloc(fd, NEURON_MEM_HOST, self->page, NULL) == -ENOMEM))
+		return 5;
+	if (!OK(close(fd) == 0))
+		return 6;
+	if (!OK(neuron_vm_pinned_kb() == MEMLOCK / KIB))
+		return 7;
+	if (!OK(p[MEMLOCK - 1] == 0x5a))
+		return 8;
+	/* Gone with the last mapping. */
+	if (!OK(munmap(p, MEMLOCK) == 0))
+		return 9;
+	if (!OK(neuron_vm_pinned_kb() == 0))
+		return 10;
+	return 0;
+}
+
+/* A mapping outlives the handle and the file: uncharged only at munmap. */
+TEST_F(limits, host_memory_mapped_after_free)
+{
+	EXPECT_EQ(0, run_child(self, 0, MEMLOCK, child_host_mapped));
+}
+
+static int child_host_ipc_lock(struct _test_data_limits *self, int fd)
+{
+	__u32 a;
+
+	(void)self;
+	if (!OK(alloc(fd, NEURON_MEM_HOST, 4 << 20, &a) == 0))
+		return 1;
+	if (!OK(neuron_vm_pinned_kb() == 4096))
+		return 2;
+	if (!OK(neuron_mem_free(fd, a) == 0))
+		return 3;
+	if (!OK(neuron_vm_pinned_kb() == 0))
+		return 4;
+	return 0;
+}
+
+/* With CAP_IPC_LOCK the limit does not apply; the memory is still counted. */
+TEST_F(limits, host_memory_cap_ipc_lock)
+{
+	EXPECT_EQ(0, run_child(self, 1U << CAP_IPC_LOCK, MEMLOCK, child_host_ipc_lock));
+}
+
+/* The charge follows the process that allocated, even after it exited. */
+TEST_F(limits, host_memory_charge_outlives_process)
+{
+	struct neuron_mem_usage_buf u;
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		if (neuron_drop_privileges(0, MEMLOCK) ||
+		    alloc(self->node.fd, NEURON_MEM_HOST, MEMLOCK, NULL))
+			_exit(1);
+		_exit(neuron_vm_pinned_kb() == MEMLOCK / KIB ? 0 : 2);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	/* The handle is the shared file's: root frees it, the dead mm is uncharged. */
+	ASSERT_EQ(0, neuron_query_mem_usage(self->node.fd, &u, NULL));
+	EXPECT_EQ((__u64)MEMLOCK, u.u.file_host_bytes);
+	EXPECT_EQ(1ULL, u.u.file_handles);
+	close(self->node.fd);
+	self->node.fd = -1;
+	EXPECT_EQ(0, neuron_vm_pinned_kb());
+}
+
+/* ---- the memory cgroup ---- */
+
+/* What memory.current may move by without the driver (kernel objects). */
+#define CG_SLACK	(256 << 10)
+
+/* memory.current of the cgroup folder @cg, in bytes; -1 if unknown. */
+static long long cg_current(const char *cg)
+{
+	char path[128], text[32];
+
+	snprintf(path, sizeof(path), "%s/memory.current", cg);
+	if (neuron_read_text(path, text, sizeof(text)))
+		return -1;
+	return strtoll(text, NULL, 10);
+}
+
+/*
+ * Host memory objects and rings are charged to the caller's memory cgroup
+ * (memory.current), and uncharged when freed. The test mounts its own view
+ * of cgroup v2, moves itself into a new cgroup and back.
+ */
+TEST_F(limits, host_memory_charged_to_memcg)
+{
+	char root[] = "/tmp/neuron-cg-XXXXXX", cg[64], path[128], text[256];
+	long long before, during, after;
+	__u32 h;
+
+	ASSERT_NE(NULL, mkdtemp(root));
+	if (mount("none", root, "cgroup2", 0, NULL)) {
+		rmdir(root);
+		SKIP(return, "no cgroup v2: %s", strerror(errno));
+	}
+	snprintf(path, sizeof(path), "%s/cgroup.controllers", root);
+	if (neuron_read_text(path, text, sizeof(text)) || !strstr(text, "memory")) {
+		umount(root);
+		rmdir(root);
+		SKIP(return, "no memory controller (CONFIG_MEMCG)");
+	}
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", root);
+	EXPECT_EQ(0, neuron_sysfs_write(path, "+memory"));
+	snprintf(cg, sizeof(cg), "%s/neuron-test", root);
+	EXPECT_EQ(0, mkdir(cg, 0755));
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
+	snprintf(text, sizeof(text), "%d\n", getpid());
+	EXPECT_EQ(0, neuron_sysfs_write(path, text));
+
+	/* 16 MiB of host memory: at least that much more in the cgroup. */
+	before = cg_current(cg);
+	EXPECT_LE(0, before);
+	EXPECT_EQ(0, alloc(self->node.fd, NEURON_MEM_HOST, 16 << 20, &h));
+	during = cg_current(cg);
+	EXPECT_LE(before + (16 << 20), during) TH_LOG("before %lld, during %lld", before, during);
+	EXPECT_EQ(0, neuron_mem_free(self->node.fd, h));
+	after = cg_current(cg);
+	/* Back where it was, but for the cgroup's own bookkeeping (slack). */
+	EXPECT_GE(before + CG_SLACK, after) TH_LOG("before %lld, after %lld", before, after);
+	/* A ring of 65536 entries: 1 MiB and a page. */
+	before = cg_current(cg);
+	EXPECT_EQ(0, setup_q(self->node.fd, 0, 0, NEURON_NOTIFY_MAX_ENTRIES, NULL, NULL));
+	during = cg_current(cg);
+	EXPECT_LE(before + (1 << 20), during) TH_LOG("before %lld, during %lld", before, during);
+	EXPECT_EQ(0, teardown_q(self->node.fd, 0, 0));
+	after = cg_current(cg);
+	EXPECT_GE(before + CG_SLACK, after) TH_LOG("before %lld, after %lld", before, after);
+
+	/* Back to the root cgroup, which holds no limit. */
+	snprintf(path, sizeof(path), "%s/cgroup.procs", root);
+	EXPECT_EQ(0, neuron_sysfs_write(path, text));
+	EXPECT_EQ(0, rmdir(cg));
+	EXPECT_EQ(0, umount(root));
+	EXPECT_EQ(0, rmdir(root));
+}
+
+/* ---- notification rings and RLIMIT_MEMLOCK ---- */
+
+static int child_ring_memlock(struct _test_data_limits *self, int fd)
+{
+	__u64 size, off;
+	void *p;
+	int i;
+
+	(void)self;
+	if (!OK(neuron_vm_pinned_kb() == 0))
+		return 1;
+	/* 4 KiB + 1 MiB: past the limit. */
+	if (!OK(setup_q(fd, 0, NEURON_NOTIFY_EVENT, NEURON_NOTIFY_MAX_ENTRIES,
+			NULL, NULL) == -ENOMEM))
+		return 2;
+	if (!OK(neuron_vm_pinned_kb() == 0))
+		return 3;
+	/* 36 KiB, and then 36 KiB more would pass it. */
+	if (!OK(setup_q(fd, 0, NEURON_NOTIFY_EVENT, 2048, &size, NULL) == 0))
+		return 4;
+	if (!OK(neuron_vm_pinned_kb() == ring_kb(2048) && size == 36 * KIB))
+		return 5;
+	if (!OK(setup_q(fd, 0, NEURON_NOTIFY_ERROR, 2048, NULL, NULL) == -ENOMEM))
+		return 6;
+	if (!OK(setup_q(fd, 0, NEURON_NOTIFY_ERROR, 16, NULL, NULL) == 0))
+		return 7;
+	if (!OK(neuron_vm_pinned_kb() == ring_kb(2048) + ring_kb(16)))
+		return 8;
+	if (!OK(teardown_q(fd, 0, NEURON_NOTIFY_EVENT) == 0))
+		return 9;
+	if (!OK(teardown_q(fd, 0, NEURON_NOTIFY_ERROR) == 0))
+		return 10;
+	if (!OK(neuron_vm_pinned_kb() == 0))
+		return 11;
+	/* Setup, map, unmap, teardown, many times: nothing accumulates. */
+	for (i = 0; i < 300; i++) {
+		if (!OK(setup_q(fd, 1, NEURON_NOTIFY_TRACE, 2048, &size, &off) == 0))
+			return 12;
+		p = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, off);
+		if (!OK(p != MAP_FAILED))
+			return 13;
+		if (!OK(munmap(p, size) == 0))
+			return 14;
+		if (!OK(teardown_q(fd, 1, NEURON_NOTIFY_TRACE) == 0))
+			return 15;
+		if (!OK(neuron_vm_pinned_kb() == 0))
+			return 16;
+	}
+	/* A mapping keeps the ring, and its charge, after teardown. */
+	if (!OK(setup_q(fd, 1, NEURON_NOTIFY_TRACE, 2048, &size, &off) == 0))
+		return 17;
+	p = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, off);
+	if (!OK(p != MAP_FAILED))
+		return 18;
+	if (!OK(teardown_q(fd, 1, NEURON_NOTIFY_TRACE) == 0))
+		return 19;
+	if (!OK(neuron_vm_pinned_kb() == ring_kb(2048)))
+		return 20;
+	if (!OK(setup_q(fd, 1, NEURON_NOTIFY_TRACE, 2048, NULL, NULL) == -ENOMEM))
+		return 21;
+	if (!OK(munmap(p, size) == 0))
+		return 22;
+	if (!OK(neuron_vm_pinned_kb() == 0))
+		return 23;
+	/* Queues still set up at close are uncharged with the file. */
+	if (!OK(setup_q(fd, 1, NEURON_NOTIFY_TRACE, 2048, NULL, NULL) == 0))
+		return 24;
+	if (!OK(close(fd) == 0))
+		return 25;
+	if (!OK(neuron_vm_pinned_kb() == 0))
+		return 26;
+	return 0;
+}
+
+/*
+ * Unprivileged, RLIMIT_MEMLOCK 64 KiB: rings are charged to VmPin while
+ * their pages live; setup/mmap/teardown loops leave VmPin at 0.
+ */
+TEST_F(limits, notify_rings_within_memlock)
+{
+	EXPECT_EQ(0, run_child(self, 0, MEMLOCK, child_ring_memlock));
+}
+
+static int child_ring_ipc_lock(struct _test_data_limits *self, int fd)
+{
+	(void)self;
+	if (!OK(setup_q(fd, 0, NEURON_NOTIFY_EVENT, NEURON_NOTIFY_MAX_ENTRIES, NULL, NULL) == 0))
+		return 1;
+	if (!OK(neuron_vm_pinned_kb() == ring_kb(NEURON_NOTIFY_MAX_ENTRIES)))
+		return 2;
+	if (!OK(teardown_q(fd, 0, NEURON_NOTIFY_EVENT) == 0))
+		return 3;
+	if (!OK(neuron_vm_pinned_kb() == 0))
+		return 4;
+	return 0;
+}
+
+TEST_F(limits, notify_rings_cap_ipc_lock)
+{
+	EXPECT_EQ(0, run_child(self, 1U << CAP_IPC_LOCK, MEMLOCK, child_ring_ipc_lock));
+}
+
+TEST_HARNESS_MAIN

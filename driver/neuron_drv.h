@@ -225,8 +225,8 @@ static inline bool neuron_dev_unplugged(struct neuron_device *nd)
 /* neuron_cdev.c */
 extern const struct file_operations neuron_fops;
 
-/* The ioctl needs CAP_SYS_ADMIN. */
-#define NEURON_IOCTL_ADMIN	BIT(0)
+/* The ioctl needs a file opened for writing (FMODE_WRITE), else -EBADF. */
+#define NEURON_IOCTL_WRITE	BIT(0)
 /* Room for the largest ioctl argument structure. */
 #define NEURON_IOCTL_ARG_MAX	128
 

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * neuron selftests: what a caller may hold (docs/uapi.md, "Limits and
- * accounting").
+ * neuron selftests: what a caller may do and hold (docs/uapi.md, "Ioctls"
+ * and "Limits and accounting").
  *
  *  - Host memory objects and notification rings are charged to the
  *    caller's pinned memory (VmPin), within RLIMIT_MEMLOCK unless it has
  *    CAP_IPC_LOCK, and uncharged when the memory is really freed: at
  *    MEM_FREE or TEARDOWN, at close, or with the last mapping.
+ *  - A file opened read-only may only QUERY: every other ioctl is -EBADF.
  *
  * The test process stays root (it creates the simulated devices); each
  * unprivileged case runs in a forked child that opens its own file, then
@@ -484,6 +485,87 @@ static int child_ring_ipc_lock(struct _test_data_limits *self, int fd)
 TEST_F(limits, notify_rings_cap_ipc_lock)
 {
 	EXPECT_EQ(0, run_child(self, 1U << CAP_IPC_LOCK, MEMLOCK, child_ring_ipc_lock));
+}
+
+/* ---- read-only files ---- */
+
+/*
+ * Every ioctl but QUERY needs a file opened for writing: -EBADF on a
+ * read-only file, whatever the argument, and nothing is taken.
+ */
+TEST_F(limits, readonly_file_may_only_query)
+{
+	static const struct {
+		unsigned long cmd;
+		const char *name;
+	} cmds[] = {
+		{ NEURON_IOCTL_MEM_ALLOC, "MEM_ALLOC" },
+		{ NEURON_IOCTL_MEM_FREE, "MEM_FREE" },
+		{ NEURON_IOCTL_COPY, "COPY" },
+		{ NEURON_IOCTL_MEMSET, "MEMSET" },
+		{ NEURON_IOCTL_WAIT, "WAIT" },
+		{ NEURON_IOCTL_NOTIFY_SETUP, "NOTIFY_SETUP" },
+		{ NEURON_IOCTL_NOTIFY_WAIT, "NOTIFY_WAIT" },
+		{ NEURON_IOCTL_NOTIFY_TEARDOWN, "NOTIFY_TEARDOWN" },
+	};
+	struct neuron_notify_setup s = { .entries = 16, .eventfd = -1 };
+	struct neuron_mem_alloc a;
+	struct neuron_mem_usage_buf u;
+	struct neuron_device_info info;
+	struct neuron_mem_free f = { 0 };
+	unsigned char arg[256];
+	__u64 size, off;
+	unsigned int i;
+	int ro;
+
+	ro = open(self->node.path, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, ro);
+	EXPECT_EQ(0, neuron_query_info(ro, &info, NULL));
+	EXPECT_EQ(self->info.minor, info.minor);
+	EXPECT_EQ(0, neuron_query_mem_usage(ro, &u, NULL));
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
+		memset(arg, 0, sizeof(arg));
+		EXPECT_EQ(-EBADF, neuron_ioctl(ro, cmds[i].cmd, arg)) TH_LOG("%s", cmds[i].name);
+		memset(arg, 0xff, sizeof(arg));
+		EXPECT_EQ(-EBADF, neuron_ioctl(ro, cmds[i].cmd, arg)) TH_LOG("%s", cmds[i].name);
+	}
+	/* Valid requests too. */
+	EXPECT_EQ(-EBADF, neuron_mem_alloc(ro, NEURON_MEM_HOST, self->page, 0, &a));
+	EXPECT_EQ(-EBADF, neuron_mem_alloc(ro, NEURON_MEM_DEVICE, self->page, 0, &a));
+	EXPECT_EQ(-EBADF, neuron_ioctl(ro, NEURON_IOCTL_NOTIFY_SETUP, &s));
+	/* Another file's handle: still the mode, not "not yours". */
+	ASSERT_EQ(0, alloc(self->node.fd, NEURON_MEM_HOST, self->page, &f.handle));
+	EXPECT_EQ(-EBADF, neuron_ioctl(ro, NEURON_IOCTL_MEM_FREE, &f));
+	EXPECT_EQ(0, neuron_ioctl(self->node.fd, NEURON_IOCTL_MEM_FREE, &f));
+	/* Nothing was taken: the queue is free for a read-write file. */
+	ASSERT_EQ(0, neuron_query_mem_usage(ro, &u, NULL));
+	EXPECT_EQ(0ULL, u.u.file_handles);
+	EXPECT_EQ(0ULL, u.u.host_bytes);
+	EXPECT_EQ(0ULL, u.u.device_bytes);
+	ASSERT_EQ(0, setup_q(self->node.fd, 0, 0, 16, &size, &off));
+	/* Nor can it map what another file owns. */
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, size, PROT_READ, MAP_SHARED, ro, off));
+	EXPECT_EQ(EINVAL, errno);
+	/* A command too short or unknown is judged before the mode. */
+	EXPECT_EQ(-ENOTTY, neuron_ioctl(ro, _IOWR('N', 0x7f, struct neuron_query), arg));
+	close(ro);
+}
+
+/* A file opened write-only may do everything (the mode check is for writing). */
+TEST_F(limits, writeonly_file_may_allocate)
+{
+	struct neuron_device_info info;
+	__u32 h;
+	int wo;
+
+	wo = open(self->node.path, O_WRONLY | O_CLOEXEC);
+	ASSERT_LE(0, wo);
+	EXPECT_EQ(0, neuron_query_info(wo, &info, NULL));
+	EXPECT_EQ(0, alloc(wo, NEURON_MEM_DEVICE, self->page, &h));
+	EXPECT_EQ(0, neuron_mem_free(wo, h));
+	EXPECT_EQ(0, setup_q(wo, 0, 0, 16, NULL, NULL));
+	EXPECT_EQ(0, teardown_q(wo, 0, 0));
+	close(wo);
 }
 
 TEST_HARNESS_MAIN

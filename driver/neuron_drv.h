@@ -47,6 +47,16 @@ struct neuron_pin_charge {
 };
 
 /*
+ * Per-file limits (module parameters, root-tunable in
+ * /sys/module/neuron/parameters/, docs/uapi.md "Per-file limits"); 0 means
+ * no limit.
+ */
+extern unsigned int neuron_max_handles;
+extern unsigned long long neuron_max_mem_bytes;
+extern unsigned int neuron_max_notify_queues;
+extern unsigned int neuron_max_async;
+
+/*
  * mmap offsets: a memory object's offset is its handle shifted by
  * NEURON_MMAP_SHIFT, so an object is at most 1 TiB and a file has at most
  * 2^24 - 1 handles.
@@ -131,6 +141,8 @@ struct neuron_device {
  *	not yet collected by WAIT; each entry holds a reference.
  * @next_seqno: cursor of the cyclic sequence number allocation.
  * @nreqs: entries in @reqs.
+ * @nqueues: notification queues the file owns; under the device's
+ *	notification lock (dma/neuron_notify.c).
  */
 struct neuron_file {
 	struct neuron_device *nd;
@@ -140,6 +152,7 @@ struct neuron_file {
 	struct xarray reqs;
 	u32 next_seqno;
 	atomic_t nreqs;
+	unsigned int nqueues;
 };
 
 /**

@@ -12,7 +12,8 @@
  *
  * Accounting: the device's counters follow memory alive (charged at
  * allocation, released with the last reference); a file's counters follow
- * its handles. Host memory cannot be swapped: its pages are
+ * its handles and are bounded by the per-file limits (neuron_max_handles,
+ * neuron_max_mem_bytes). Host memory cannot be swapped: its pages are
  * charged to the allocating process's memory cgroup (__GFP_ACCOUNT) and to
  * its pinned memory (neuron_pin_charge(), within RLIMIT_MEMLOCK) until
  * they are freed with the last reference, wherever that reference was
@@ -304,11 +305,42 @@ VISIBLE_IF_KUNIT int neuron_mem_check(const struct neuron_mem_alloc *a,
 }
 EXPORT_SYMBOL_IF_KUNIT(neuron_mem_check);
 
+/*
+ * Reserve a handle and @size bytes of @kind in the file's counters, within
+ * the per-file limits (0: none). Return: 0 or -ENOSPC. Two racing callers
+ * near a limit may both fail; neither passes it.
+ */
+static int neuron_file_reserve(struct neuron_file *nf, u32 kind, u64 size)
+{
+	u64 max_bytes = READ_ONCE(neuron_max_mem_bytes);
+	u32 max_handles = READ_ONCE(neuron_max_handles);
+	atomic64_t *mine = kind == NEURON_MEM_DEVICE ? &nf->usage.device : &nf->usage.host;
+	atomic64_t *other = kind == NEURON_MEM_DEVICE ? &nf->usage.host : &nf->usage.device;
+	u64 bytes;
+
+	if (atomic64_inc_return(&nf->nhandles) > max_handles && max_handles)
+		goto err_handle;
+	bytes = atomic64_add_return(size, mine);
+	if (!max_bytes || bytes + atomic64_read(other) <= max_bytes)
+		return 0;
+	atomic64_sub(size, mine);
+err_handle:
+	atomic64_dec(&nf->nhandles);
+	return -ENOSPC;
+}
+
+static void neuron_file_unreserve(struct neuron_file *nf, u32 kind, u64 size)
+{
+	neuron_counter_add(&nf->usage, kind, -size);
+	atomic64_dec(&nf->nhandles);
+}
+
 int neuron_ioctl_mem_alloc(struct neuron_file *nf, void *arg)
 {
 	struct neuron_mem_alloc *a = arg;
 	struct neuron_device *nd = nf->nd;
 	struct neuron_mem *mem;
+	u64 size;
 	u32 handle;
 	int ret;
 
@@ -317,13 +349,18 @@ int neuron_ioctl_mem_alloc(struct neuron_file *nf, void *arg)
 	ret = neuron_mem_check(a, nd->hal->arch);
 	if (ret)
 		return ret;
+	size = PAGE_ALIGN(a->size);
+	ret = neuron_file_reserve(nf, a->kind, size);
+	if (ret)
+		return ret;
 
+	ret = -ENOMEM;
 	mem = kzalloc(sizeof(*mem), GFP_KERNEL_ACCOUNT);
 	if (!mem)
-		return -ENOMEM;
+		goto err_unreserve;
 	mem->kind = a->kind;
 	mem->nc = a->nc;
-	mem->size = PAGE_ALIGN(a->size);
+	mem->size = size;
 	mem->npages = mem->size >> PAGE_SHIFT;
 	if (mem->kind == NEURON_MEM_HOST)
 		ret = neuron_host_alloc(nd, mem);
@@ -331,7 +368,7 @@ int neuron_ioctl_mem_alloc(struct neuron_file *nf, void *arg)
 		ret = neuron_dram_alloc(nd, mem, a->channel, a->align);
 	if (ret) {
 		kfree(mem);
-		return ret;
+		goto err_unreserve;
 	}
 
 	/* From here on the object frees itself with its last reference. */
@@ -340,19 +377,21 @@ int neuron_ioctl_mem_alloc(struct neuron_file *nf, void *arg)
 	get_device(&nd->dev);
 	neuron_counter_add(&nd->usage, mem->kind, mem->size);
 	neuron_counter_add(&nd->nc_usage[mem->nc], mem->kind, mem->size);
-	neuron_counter_add(&nf->usage, mem->kind, mem->size);
 
 	ret = xa_alloc(&nf->handles, &handle, mem, XA_LIMIT(1, NEURON_MAX_HANDLE),
 		       GFP_KERNEL_ACCOUNT);
 	if (ret) {
-		neuron_counter_add(&nf->usage, mem->kind, -mem->size);
 		neuron_mem_put(mem);
+		neuron_file_unreserve(nf, a->kind, size);
 		return ret == -EBUSY ? -ENOSPC : ret;
 	}
-	atomic64_inc(&nf->nhandles);
 	a->handle = handle;
 	a->mmap_offset = (u64)handle << NEURON_MMAP_SHIFT;
 	return 0;
+
+err_unreserve:
+	neuron_file_unreserve(nf, a->kind, size);
+	return ret;
 }
 
 int neuron_ioctl_mem_free(struct neuron_file *nf, void *arg)

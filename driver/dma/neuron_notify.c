@@ -37,7 +37,8 @@
  *
  * Accounting: the ring's pages are charged to the memory cgroup and the
  * pinned memory (RLIMIT_MEMLOCK) of the process that set the queue up,
- * until the last reference frees them.
+ * until the last reference frees them. A file owns at most
+ * neuron_max_notify_queues queues (nf->nqueues, under nn->lock).
  */
 #include <linux/eventfd.h>
 #include <linux/hrtimer.h>
@@ -373,6 +374,7 @@ static void neuron_notify_stop(struct neuron_notify_dev *nn,
 	neuron_notify_ring_put(q->ring);
 	q->ring = NULL;
 	q->iova = 0;
+	q->owner->nqueues--;
 	q->owner = NULL;
 	if (efd) {
 		if (signal)
@@ -389,6 +391,7 @@ int neuron_ioctl_notify_setup(struct neuron_file *nf, void *arg)
 	struct neuron_notify_ring *ring;
 	struct eventfd_ctx *efd = NULL;
 	struct neuron_notify_queue *q;
+	unsigned int max_queues;
 	u64 iova;
 	int ret;
 
@@ -415,6 +418,10 @@ int neuron_ioctl_notify_setup(struct neuron_file *nf, void *arg)
 		goto err_unlock;
 	ret = -EBUSY;
 	if (q->owner)
+		goto err_unlock;
+	max_queues = READ_ONCE(neuron_max_notify_queues);
+	ret = -ENOSPC;
+	if (max_queues && nf->nqueues >= max_queues)
 		goto err_unlock;
 	ret = nd->hal->ops->dma_map(nd, ring->pages, ring->npages, &iova);
 	if (ret)
@@ -444,6 +451,7 @@ int neuron_ioctl_notify_setup(struct neuron_file *nf, void *arg)
 		goto err_unmap;
 	}
 	q->owner = nf;
+	nf->nqueues++;
 	q->ring = ring;
 	q->iova = iova;
 	mutex_unlock(&nn->lock);

@@ -8,6 +8,9 @@
  *    CAP_IPC_LOCK, and uncharged when the memory is really freed: at
  *    MEM_FREE or TEARDOWN, at close, or with the last mapping.
  *  - A file opened read-only may only QUERY: every other ioctl is -EBADF.
+ *  - Per-file limits (module parameters, root only): handles, bytes of
+ *    memory objects, notification queues; -ENOSPC past them, another file
+ *    of the device unaffected, a new value effective at once.
  *
  * The test process stays root (it creates the simulated devices); each
  * unprivileged case runs in a forked child that opens its own file, then
@@ -25,14 +28,22 @@
 /* RLIMIT_MEMLOCK of the unprivileged children. */
 #define MEMLOCK		(64 * KIB)
 
+static const char *const params[] = {
+	"max_handles", "max_mem_bytes", "max_notify_queues", "max_async",
+};
+
 FIXTURE(limits) {
 	struct neuron_node node;
 	struct neuron_device_info info;
 	size_t page;
+	bool saved;
+	unsigned long long param[ARRAY_SIZE(params)];
 };
 
 FIXTURE_SETUP(limits)
 {
+	unsigned int i;
+
 	self->page = sysconf(_SC_PAGESIZE);
 	neuron_setup_node(_metadata, &self->node, "v2", 0);
 	ASSERT_EQ(0, neuron_query_info(self->node.fd, &self->info, NULL));
@@ -40,11 +51,20 @@ FIXTURE_SETUP(limits)
 		neuron_node_release(&self->node);
 		NEURON_SKIP_SETUP("needs NEURON_CAP_MEM and NEURON_CAP_NOTIFY");
 	}
+	for (i = 0; i < ARRAY_SIZE(params); i++)
+		ASSERT_EQ(0, neuron_param_get(params[i], &self->param[i]))
+			TH_LOG("module parameter %u (" NEURON_PARAM_DIR ")", i);
+	self->saved = true;
 }
 
+/* Put back every parameter a test changed. */
 FIXTURE_TEARDOWN(limits)
 {
+	unsigned int i;
+
 	neuron_node_release(&self->node);
+	for (i = 0; self->saved && i < ARRAY_SIZE(params); i++)
+		EXPECT_EQ(0, neuron_param_set(params[i], self->param[i]));
 }
 
 /* ---- helpers ---- */
@@ -69,6 +89,9 @@ static bool ok_or_log(bool ok, const char *what, int line)
 
 typedef int (*child_fn)(struct _test_data_limits *self, int fd);
 
+/* NEURON_PARAM_DIR, opened by run_child() before privileges are dropped. */
+static int params_dir = -1;
+
 /*
  * Run @fn in a child that opens a file of the device (as root), then drops
  * privileges (keeping @keep, RLIMIT_MEMLOCK @memlock) and calls @fn with
@@ -87,7 +110,8 @@ static int run_child(struct _test_data_limits *self, __u32 keep, rlim_t memlock,
 	if (!pid) {
 		int fd = open(self->node.path, O_RDWR | O_CLOEXEC);
 
-		if (fd < 0 || neuron_drop_privileges(keep, memlock)) {
+		params_dir = open(NEURON_PARAM_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0 || params_dir < 0 || neuron_drop_privileges(keep, memlock)) {
 			printf("# open or dropping privileges failed: %s\n", strerror(errno));
 			fflush(stdout);
 			_exit(200);
@@ -566,6 +590,184 @@ TEST_F(limits, writeonly_file_may_allocate)
 	EXPECT_EQ(0, setup_q(wo, 0, 0, 16, NULL, NULL));
 	EXPECT_EQ(0, teardown_q(wo, 0, 0));
 	close(wo);
+}
+
+/* ---- per-file limits ---- */
+
+/* The documented defaults (docs/uapi.md), 0644, readable by anyone. */
+TEST_F(limits, params_defaults_and_modes)
+{
+	static const unsigned long long defaults[] = { 65536, 0, 4, 4096 };
+	char path[128];
+	struct stat st;
+	unsigned int i;
+
+	if (!self->node.created)
+		SKIP(return, "the module may have been loaded with other values");
+	for (i = 0; i < ARRAY_SIZE(params); i++) {
+		EXPECT_EQ(defaults[i], self->param[i]) TH_LOG("%s", params[i]);
+		snprintf(path, sizeof(path), NEURON_PARAM_DIR "%s", params[i]);
+		ASSERT_EQ(0, stat(path, &st));
+		EXPECT_EQ(0644U, st.st_mode & 07777) TH_LOG("%s", params[i]);
+	}
+}
+
+static int child_params(struct _test_data_limits *self, int fd)
+{
+	char text[32];
+	unsigned int i;
+	int pfd;
+
+	(void)self;
+	(void)fd;
+	for (i = 0; i < ARRAY_SIZE(params); i++) {
+		pfd = openat(params_dir, params[i], O_RDONLY | O_CLOEXEC);
+		if (!OK(pfd >= 0 && read(pfd, text, sizeof(text)) > 0))
+			return 1;
+		close(pfd);
+		if (!OK(openat(params_dir, params[i], O_WRONLY) == -1 && errno == EACCES))
+			return 2;
+	}
+	return 0;
+}
+
+/* Only root changes the limits; anyone reads them. */
+TEST_F(limits, params_root_only)
+{
+	EXPECT_EQ(0, run_child(self, 0, MEMLOCK, child_params));
+}
+
+TEST_F(limits, max_handles)
+{
+	struct neuron_mem_usage_buf u;
+	int fd = self->node.fd, fd2;
+	__u32 h[5];
+	int i;
+
+	ASSERT_EQ(0, neuron_param_set("max_handles", 3));
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, alloc(fd, i % 2 ? NEURON_MEM_HOST : NEURON_MEM_DEVICE,
+				   self->page, &h[i]));
+	EXPECT_EQ(-ENOSPC, alloc(fd, NEURON_MEM_DEVICE, self->page, NULL));
+	EXPECT_EQ(-ENOSPC, alloc(fd, NEURON_MEM_HOST, self->page, NULL));
+	ASSERT_EQ(0, neuron_query_mem_usage(fd, &u, NULL));
+	EXPECT_EQ(3ULL, u.u.file_handles);
+	EXPECT_EQ(2 * self->page, u.u.file_device_bytes);
+	EXPECT_EQ(self->page, u.u.file_host_bytes);
+	/* Another file of the device counts its own. */
+	fd2 = open(self->node.path, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd2);
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(0, alloc(fd2, NEURON_MEM_DEVICE, self->page, NULL));
+	EXPECT_EQ(-ENOSPC, alloc(fd2, NEURON_MEM_DEVICE, self->page, NULL));
+	close(fd2);
+	/* Freeing one makes room for one. */
+	ASSERT_EQ(0, neuron_mem_free(fd, h[0]));
+	EXPECT_EQ(0, alloc(fd, NEURON_MEM_DEVICE, self->page, &h[0]));
+	EXPECT_EQ(-ENOSPC, alloc(fd, NEURON_MEM_DEVICE, self->page, NULL));
+	/* A new value applies at once. */
+	ASSERT_EQ(0, neuron_param_set("max_handles", 5));
+	EXPECT_EQ(0, alloc(fd, NEURON_MEM_DEVICE, self->page, &h[3]));
+	EXPECT_EQ(0, alloc(fd, NEURON_MEM_DEVICE, self->page, &h[4]));
+	EXPECT_EQ(-ENOSPC, alloc(fd, NEURON_MEM_DEVICE, self->page, NULL));
+	/* Lowered below what the file holds: it keeps them, takes no more. */
+	ASSERT_EQ(0, neuron_param_set("max_handles", 2));
+	ASSERT_EQ(0, neuron_mem_free(fd, h[4]));
+	EXPECT_EQ(-ENOSPC, alloc(fd, NEURON_MEM_DEVICE, self->page, NULL));
+	ASSERT_EQ(0, neuron_query_mem_usage(fd, &u, NULL));
+	EXPECT_EQ(4ULL, u.u.file_handles);
+	/* 0: no limit. */
+	ASSERT_EQ(0, neuron_param_set("max_handles", 0));
+	for (i = 0; i < 8; i++)
+		EXPECT_EQ(0, alloc(fd, NEURON_MEM_DEVICE, self->page, NULL));
+}
+
+TEST_F(limits, max_mem_bytes)
+{
+	struct neuron_mem_usage_buf u;
+	int fd = self->node.fd, fd2;
+	__u64 page = self->page;
+	__u32 h, h2;
+
+	ASSERT_EQ(0, neuron_param_set("max_mem_bytes", 16 * page));
+	/* Host and device memory count together, by whole pages. */
+	ASSERT_EQ(0, alloc(fd, NEURON_MEM_HOST, 8 * page, &h));
+	ASSERT_EQ(0, alloc(fd, NEURON_MEM_DEVICE, 7 * page + 1, &h2));
+	EXPECT_EQ(-ENOSPC, alloc(fd, NEURON_MEM_DEVICE, 1, NULL));
+	EXPECT_EQ(-ENOSPC, alloc(fd, NEURON_MEM_HOST, 1, NULL));
+	ASSERT_EQ(0, neuron_query_mem_usage(fd, &u, NULL));
+	EXPECT_EQ(8 * page, u.u.file_host_bytes);
+	EXPECT_EQ(8 * page, u.u.file_device_bytes);
+	EXPECT_EQ(2ULL, u.u.file_handles);
+	/* One request larger than the limit, on a file with nothing. */
+	fd2 = open(self->node.path, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd2);
+	EXPECT_EQ(-ENOSPC, alloc(fd2, NEURON_MEM_DEVICE, 16 * page + 1, NULL));
+	/* Another file has its own budget. */
+	EXPECT_EQ(0, alloc(fd2, NEURON_MEM_DEVICE, 16 * page, NULL));
+	EXPECT_EQ(-ENOSPC, alloc(fd2, NEURON_MEM_HOST, page, NULL));
+	close(fd2);
+	/* Freeing makes room. */
+	ASSERT_EQ(0, neuron_mem_free(fd, h));
+	EXPECT_EQ(0, alloc(fd, NEURON_MEM_DEVICE, 8 * page, &h));
+	EXPECT_EQ(-ENOSPC, alloc(fd, NEURON_MEM_DEVICE, page, NULL));
+	/* A new value applies at once; 0 is no limit. */
+	ASSERT_EQ(0, neuron_param_set("max_mem_bytes", 17 * page));
+	EXPECT_EQ(0, alloc(fd, NEURON_MEM_HOST, page, NULL));
+	EXPECT_EQ(-ENOSPC, alloc(fd, NEURON_MEM_HOST, page, NULL));
+	ASSERT_EQ(0, neuron_param_set("max_mem_bytes", 0));
+	EXPECT_EQ(0, alloc(fd, NEURON_MEM_DEVICE, 1 << 20, NULL));
+}
+
+TEST_F(limits, max_notify_queues)
+{
+	int fd = self->node.fd, fd2;
+
+	ASSERT_EQ(0, neuron_param_set("max_notify_queues", 2));
+	ASSERT_EQ(0, setup_q(fd, 0, 0, 16, NULL, NULL));
+	ASSERT_EQ(0, setup_q(fd, 0, 1, 16, NULL, NULL));
+	EXPECT_EQ(-ENOSPC, setup_q(fd, 0, 2, 16, NULL, NULL));
+	EXPECT_EQ(-ENOSPC, setup_q(fd, 1, 0, 16, NULL, NULL));
+	/* A queue with an owner is -EBUSY first, as documented. */
+	EXPECT_EQ(-EBUSY, setup_q(fd, 0, 0, 16, NULL, NULL));
+	/* The other queues stay free for another file, which counts its own. */
+	fd2 = open(self->node.path, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd2);
+	EXPECT_EQ(0, setup_q(fd2, 0, 2, 16, NULL, NULL));
+	EXPECT_EQ(0, setup_q(fd2, 0, 3, 16, NULL, NULL));
+	EXPECT_EQ(-ENOSPC, setup_q(fd2, 1, 0, 16, NULL, NULL));
+	/* A teardown makes room. */
+	ASSERT_EQ(0, teardown_q(fd, 0, 1));
+	EXPECT_EQ(0, setup_q(fd, 1, 0, 16, NULL, NULL));
+	EXPECT_EQ(-ENOSPC, setup_q(fd, 1, 1, 16, NULL, NULL));
+	/* A new value applies at once. */
+	ASSERT_EQ(0, neuron_param_set("max_notify_queues", 3));
+	EXPECT_EQ(0, setup_q(fd, 1, 1, 16, NULL, NULL));
+	EXPECT_EQ(-ENOSPC, setup_q(fd, 1, 2, 16, NULL, NULL));
+	/* Closing a file frees its queues (and its count). */
+	close(fd2);
+	ASSERT_EQ(0, neuron_param_set("max_notify_queues", 0));
+	EXPECT_EQ(0, setup_q(fd, 0, 2, 16, NULL, NULL));
+	EXPECT_EQ(0, setup_q(fd, 0, 3, 16, NULL, NULL));
+	EXPECT_EQ(0, setup_q(fd, 1, 2, 16, NULL, NULL));
+	EXPECT_EQ(0, setup_q(fd, 1, 3, 16, NULL, NULL));
+}
+
+/* The default lets a file take one NeuronCore's queues, not a device's. */
+TEST_F(limits, default_queue_limit_leaves_queues_to_others)
+{
+	int fd = self->node.fd, fd2;
+	__u32 t;
+
+	ASSERT_EQ(0, neuron_param_set("max_notify_queues", 4));
+	for (t = 0; t < NEURON_NOTIFY_TYPES; t++)
+		ASSERT_EQ(0, setup_q(fd, 0, t, 16, NULL, NULL));
+	EXPECT_EQ(-ENOSPC, setup_q(fd, 1, 0, 16, NULL, NULL));
+	fd2 = open(self->node.path, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd2);
+	for (t = 0; t < NEURON_NOTIFY_TYPES; t++)
+		EXPECT_EQ(0, setup_q(fd2, 1, t, 16, NULL, NULL));
+	close(fd2);
 }
 
 TEST_HARNESS_MAIN

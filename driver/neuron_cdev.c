@@ -10,6 +10,10 @@
  * (neuron_dev_enter()) so a removed device answers -ENODEV, except the
  * handlers that sleep (NEURON_IOCTL_UNGUARDED), which enter it themselves
  * around their calls into the backend and never sleep inside it.
+ *
+ * A file opened read-only may only query (QUERY): every other ioctl
+ * allocates, moves data or takes a queue and is flagged NEURON_IOCTL_WRITE,
+ * refused with -EBADF (as write(2) on such a file).
  */
 #include <linux/compat.h>
 #include <linux/fs.h>
@@ -35,25 +39,29 @@ static const struct neuron_ioctl_desc neuron_ioctls[] = {
 	NEURON_IOCTL_DEF(QUERY, neuron_ioctl_query,
 			 offsetofend(struct neuron_query, reserved), 0),
 	NEURON_IOCTL_DEF(MEM_ALLOC, neuron_ioctl_mem_alloc,
-			 offsetofend(struct neuron_mem_alloc, reserved), 0),
+			 offsetofend(struct neuron_mem_alloc, reserved),
+			 NEURON_IOCTL_WRITE),
 	NEURON_IOCTL_DEF(MEM_FREE, neuron_ioctl_mem_free,
-			 offsetofend(struct neuron_mem_free, flags), 0),
+			 offsetofend(struct neuron_mem_free, flags),
+			 NEURON_IOCTL_WRITE),
 	NEURON_IOCTL_DEF(COPY, neuron_ioctl_copy,
 			 offsetofend(struct neuron_copy, reserved),
-			 NEURON_IOCTL_UNGUARDED),
+			 NEURON_IOCTL_WRITE | NEURON_IOCTL_UNGUARDED),
 	NEURON_IOCTL_DEF(MEMSET, neuron_ioctl_memset,
 			 offsetofend(struct neuron_memset, reserved),
-			 NEURON_IOCTL_UNGUARDED),
+			 NEURON_IOCTL_WRITE | NEURON_IOCTL_UNGUARDED),
 	NEURON_IOCTL_DEF(WAIT, neuron_ioctl_wait,
 			 offsetofend(struct neuron_wait, pad),
-			 NEURON_IOCTL_UNGUARDED),
+			 NEURON_IOCTL_WRITE | NEURON_IOCTL_UNGUARDED),
 	NEURON_IOCTL_DEF(NOTIFY_SETUP, neuron_ioctl_notify_setup,
-			 offsetofend(struct neuron_notify_setup, reserved), 0),
+			 offsetofend(struct neuron_notify_setup, reserved),
+			 NEURON_IOCTL_WRITE),
 	NEURON_IOCTL_DEF(NOTIFY_WAIT, neuron_ioctl_notify_wait,
 			 offsetofend(struct neuron_notify_wait, reserved),
-			 NEURON_IOCTL_UNGUARDED),
+			 NEURON_IOCTL_WRITE | NEURON_IOCTL_UNGUARDED),
 	NEURON_IOCTL_DEF(NOTIFY_TEARDOWN, neuron_ioctl_notify_teardown,
-			 offsetofend(struct neuron_notify_teardown, pad), 0),
+			 offsetofend(struct neuron_notify_teardown, pad),
+			 NEURON_IOCTL_WRITE),
 };
 
 static_assert(sizeof(struct neuron_query) <= NEURON_IOCTL_ARG_MAX);
@@ -104,6 +112,8 @@ static long neuron_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	desc = neuron_ioctl_lookup(cmd);
 	if (IS_ERR(desc))
 		return PTR_ERR(desc);
+	if ((desc->flags & NEURON_IOCTL_WRITE) && !(file->f_mode & FMODE_WRITE))
+		return -EBADF;
 
 	ksize = _IOC_SIZE(desc->cmd);
 	ret = copy_struct_from_user(karg, ksize, uarg, usize);

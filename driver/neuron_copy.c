@@ -10,7 +10,7 @@
  * Every transfer is a job (dma/neuron_dma.h) whose fence tells when it is
  * done. Asynchronous calls get a sequence number (per file, never 0) that
  * names the job's fence in nf->reqs until WAIT collects it or the file is
- * released; at most NEURON_MAX_ASYNC of them at a time. The number is
+ * released; at most max_async of them at a time (a per-file limit). The number is
  * reserved first and the job published under it only once it is fully
  * built and queued: a WAIT on a number it cannot see yet gets -ENOENT.
  *
@@ -31,7 +31,6 @@
 #include "dma/neuron_desc.h"
 #include "dma/neuron_dma.h"
 
-#define NEURON_MAX_ASYNC		4096
 /* User memory is pinned and moved by windows of this many pages. */
 #define NEURON_COPY_WINDOW_PAGES	512
 
@@ -70,10 +69,11 @@ EXPORT_SYMBOL_IF_KUNIT(neuron_copy_check);
 /* Reserve a sequence number in @nf for a job not built yet. */
 static int neuron_async_reserve(struct neuron_file *nf, u64 *seqno)
 {
+	unsigned int max = READ_ONCE(neuron_max_async);
 	u32 id;
 	int ret;
 
-	if (atomic_inc_return(&nf->nreqs) > NEURON_MAX_ASYNC) {
+	if (atomic_inc_return(&nf->nreqs) > max && max) {
 		atomic_dec(&nf->nreqs);
 		return -EAGAIN;
 	}
@@ -284,30 +284,9 @@ static int neuron_copy_user_sync(struct neuron_file *nf, struct neuron_mem *mem,
 }
 
 /*
- * Charge @npages pinned pages to the caller's pinned_vm (VmPin), within
- * RLIMIT_MEMLOCK unless it has CAP_IPC_LOCK; @job returns them when it
- * drops its pages.
- */
-static int neuron_copy_charge(struct neuron_job *job, unsigned long npages)
-{
-	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
-	struct mm_struct *mm = current->mm;
-
-	if (atomic64_add_return(npages, &mm->pinned_vm) > limit &&
-	    !capable(CAP_IPC_LOCK)) {
-		atomic64_sub(npages, &mm->pinned_vm);
-		return -ENOMEM;
-	}
-	mmgrab(mm);
-	job->pin_mm = mm;
-	job->pin_charged = npages;
-	return 0;
-}
-
-/*
  * Asynchronously: the call returns before the device is done, so the whole
- * range is pinned at once (long term) and charged (neuron_copy_charge())
- * until the job retires. It is one job in one submission: a queue reset
+ * range is pinned at once (long term) and charged to the caller's pinned
+ * memory (neuron_pin_charge()) until the job retires. It is one job in one submission: a queue reset
  * cannot fall between its parts.
  */
 static int neuron_copy_user_async(struct neuron_file *nf, struct neuron_mem *mem,
@@ -322,7 +301,7 @@ static int neuron_copy_user_async(struct neuron_file *nf, struct neuron_mem *mem
 	job = neuron_copy_job(nf->nd, mem);
 	if (!job)
 		return -ENOMEM;
-	ret = neuron_copy_charge(job, neuron_user_pages(uaddr, c->size));
+	ret = neuron_pin_charge(&job->charge, neuron_user_pages(uaddr, c->size));
 	if (!ret)
 		ret = neuron_copy_pin(nf->nd, job, uaddr, c->size, to_user, true);
 	if (ret) {

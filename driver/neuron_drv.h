@@ -33,6 +33,33 @@ struct neuron_dma_queue;
 struct neuron_notify_dev;
 struct neuron_notify_queue;
 
+/**
+ * struct neuron_pin_charge - pages charged to a process's pinned memory
+ * @mm: the address space whose pinned_vm (VmPin) holds the charge, with a
+ *	reference (mmgrab) so that the uncharge works after the process
+ *	exited; NULL when nothing is charged.
+ * @pages: pages charged to @mm.
+ *
+ * Memory that userspace makes the driver hold and that cannot be swapped
+ * (host memory objects, notification rings, user pages pinned by an
+ * asynchronous copy) is charged by neuron_pin_charge() and returned by
+ * neuron_pin_uncharge() when it is really freed.
+ */
+struct neuron_pin_charge {
+	struct mm_struct *mm;
+	unsigned long pages;
+};
+
+/*
+ * Per-file limits (module parameters, root-tunable in
+ * /sys/module/neuron/parameters/, docs/uapi.md "Per-file limits"); 0 means
+ * no limit.
+ */
+extern unsigned int neuron_max_handles;
+extern unsigned long long neuron_max_mem_bytes;
+extern unsigned int neuron_max_notify_queues;
+extern unsigned int neuron_max_async;
+
 /*
  * mmap offsets: a memory object's offset is its handle shifted by
  * NEURON_MMAP_SHIFT, so an object is at most 1 TiB and a file has at most
@@ -181,6 +208,8 @@ struct neuron_device {
  *	not yet collected by WAIT; each entry holds a reference.
  * @next_seqno: cursor of the cyclic sequence number allocation.
  * @nreqs: entries in @reqs.
+ * @nqueues: notification queues the file owns; under the device's
+ *	notification lock (dma/neuron_notify.c).
  */
 struct neuron_file {
 	struct neuron_device *nd;
@@ -190,6 +219,7 @@ struct neuron_file {
 	struct xarray reqs;
 	u32 next_seqno;
 	atomic_t nreqs;
+	unsigned int nqueues;
 };
 
 /**
@@ -208,6 +238,8 @@ struct neuron_file {
  *	given back with @res).
  * @res: the backend's part: the device memory, or the host memory's
  *	mapping for the device.
+ * @charge: host memory: its charge to the allocating process's pinned
+ *	memory, returned when the memory is freed.
  */
 struct neuron_mem {
 	struct kref ref;
@@ -221,6 +253,7 @@ struct neuron_mem {
 	unsigned long npages;
 	struct page **pages;
 	struct neuron_hw_res res;
+	struct neuron_pin_charge charge;
 };
 
 /**
@@ -316,11 +349,13 @@ void neuron_hw_res_put(struct neuron_device *nd, struct neuron_hw_res *res);
 /* neuron_cdev.c */
 extern const struct file_operations neuron_fops;
 
+/* The ioctl needs a file opened for writing (FMODE_WRITE), else -EBADF. */
+#define NEURON_IOCTL_WRITE	BIT(0)
 /*
  * The handler manages the removal guard itself (it sleeps): the
  * dispatcher does not enter it around the call.
  */
-#define NEURON_IOCTL_UNGUARDED	BIT(0)
+#define NEURON_IOCTL_UNGUARDED	BIT(1)
 /* Room for the largest ioctl argument structure. */
 #define NEURON_IOCTL_ARG_MAX	128
 
@@ -371,6 +406,8 @@ struct neuron_mem *neuron_mem_lookup(struct neuron_file *nf, u32 handle);
 void neuron_mem_put(struct neuron_mem *mem);
 struct page **neuron_pages_alloc(unsigned long npages);
 void neuron_pages_free(struct page **pages, unsigned long npages);
+int neuron_pin_charge(struct neuron_pin_charge *charge, unsigned long npages);
+void neuron_pin_uncharge(struct neuron_pin_charge *charge);
 
 /* neuron_copy.c */
 int neuron_ioctl_copy(struct neuron_file *nf, void *arg);

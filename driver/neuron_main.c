@@ -9,6 +9,33 @@
 
 #include "neuron_drv.h"
 
+/*
+ * Per-file limits: what one open file may hold at a time. Root changes
+ * them at run time in /sys/module/neuron/parameters/; a new value applies
+ * to later requests, what files already hold is kept. 0 means no limit.
+ * docs/uapi.md ("Limits") gives the errors and the reasons for the
+ * defaults.
+ */
+unsigned int neuron_max_handles = 65536;
+module_param_named(max_handles, neuron_max_handles, uint, 0644);
+MODULE_PARM_DESC(max_handles,
+		 "memory object handles per file (default 65536, 0: no limit but 2^24-1)");
+
+unsigned long long neuron_max_mem_bytes;
+module_param_named(max_mem_bytes, neuron_max_mem_bytes, ullong, 0644);
+MODULE_PARM_DESC(max_mem_bytes,
+		 "bytes of memory objects (host and device) per file (default 0: no limit)");
+
+unsigned int neuron_max_notify_queues = NEURON_NOTIFY_TYPES;
+module_param_named(max_notify_queues, neuron_max_notify_queues, uint, 0644);
+MODULE_PARM_DESC(max_notify_queues,
+		 "notification queues per file (default 4, one NeuronCore's; 0: no limit)");
+
+unsigned int neuron_max_async = 4096;
+module_param_named(max_async, neuron_max_async, uint, 0644);
+MODULE_PARM_DESC(max_async,
+		 "asynchronous calls per file not yet collected by WAIT (default 4096, 0: no limit)");
+
 static int __init neuron_init(void)
 {
 	int ret;

@@ -12,12 +12,20 @@
  *
  * Accounting: the device's counters follow memory alive (charged at
  * allocation, released with the last reference); a file's counters follow
- * its handles.
+ * its handles and are bounded by the per-file limits (neuron_max_handles,
+ * neuron_max_mem_bytes). Host memory cannot be swapped: its pages are
+ * charged to the allocating process's memory cgroup (__GFP_ACCOUNT) and to
+ * its pinned memory (neuron_pin_charge(), within RLIMIT_MEMLOCK) until
+ * they are freed with the last reference, wherever that reference was
+ * (a mapping in another process, a transfer in flight).
  */
 #include <linux/align.h>
 #include <linux/log2.h>
+#include <linux/capability.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <kunit/visibility.h>
@@ -54,6 +62,54 @@ void neuron_pages_free(struct page **pages, unsigned long npages)
 	kvfree(pages);
 }
 EXPORT_SYMBOL_NS_GPL(neuron_pages_free, NEURON_NS);
+
+/**
+ * neuron_pin_charge() - charge pages to the calling process's pinned memory
+ * @charge: an empty charge (@charge->mm NULL), filled on success.
+ * @npages: pages the driver holds for the caller and cannot swap.
+ *
+ * Adds @npages to the pinned_vm of the caller's mm (VmPin in
+ * /proc/PID/status), which may not pass RLIMIT_MEMLOCK unless the caller
+ * has CAP_IPC_LOCK (the rule of RDMA memory registrations). The mm is
+ * grabbed (mmgrab(), not its address space): neuron_pin_uncharge() works
+ * from any process context, also after the process exited. A caller
+ * without an mm (kernel thread) is charged nothing.
+ *
+ * Return: 0, or -ENOMEM past RLIMIT_MEMLOCK.
+ */
+int neuron_pin_charge(struct neuron_pin_charge *charge, unsigned long npages)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	struct mm_struct *mm = current->mm;
+
+	if (!mm || !npages)
+		return 0;
+	if (atomic64_add_return(npages, &mm->pinned_vm) > limit &&
+	    !capable(CAP_IPC_LOCK)) {
+		atomic64_sub(npages, &mm->pinned_vm);
+		return -ENOMEM;
+	}
+	mmgrab(mm);
+	charge->mm = mm;
+	charge->pages = npages;
+	return 0;
+}
+
+/**
+ * neuron_pin_uncharge() - return what neuron_pin_charge() charged
+ * @charge: the charge; empty afterwards (a second call does nothing).
+ *
+ * Call it when the pages are really freed. Process context.
+ */
+void neuron_pin_uncharge(struct neuron_pin_charge *charge)
+{
+	if (!charge->mm)
+		return;
+	atomic64_sub(charge->pages, &charge->mm->pinned_vm);
+	mmdrop(charge->mm);
+	charge->mm = NULL;
+	charge->pages = 0;
+}
 
 static void neuron_counter_add(struct neuron_mem_counter *c, u32 kind, s64 bytes)
 {
@@ -174,23 +230,34 @@ static int neuron_dram_alloc(struct neuron_device *nd, struct neuron_mem *mem,
 	return 0;
 }
 
-/* Host memory: zeroed pages, mapped for the device when it does DMA. */
+/*
+ * Host memory: zeroed pages, charged to the caller (memcg, pinned_vm)
+ * before any is allocated, mapped for the device when it does DMA.
+ */
 static int neuron_host_alloc(struct neuron_device *nd, struct neuron_mem *mem)
 {
 	int ret;
 
 	if (mem->npages > totalram_pages())
 		return -ENOMEM;
+	ret = neuron_pin_charge(&mem->charge, mem->npages);
+	if (ret)
+		return ret;
+	ret = -ENOMEM;
 	mem->pages = neuron_pages_alloc(mem->npages);
 	if (!mem->pages)
-		return -ENOMEM;
+		goto err_uncharge;
 	ret = nd->hal->ops->dma_map(nd, mem->pages, mem->npages, &mem->iova);
 	if (ret) {
 		neuron_pages_free(mem->pages, mem->npages);
-		return ret;
+		goto err_uncharge;
 	}
 	neuron_hw_res_add(nd, &mem->res, neuron_mem_res_release);
 	return 0;
+
+err_uncharge:
+	neuron_pin_uncharge(&mem->charge);
+	return ret;
 }
 
 static void neuron_mem_release(struct kref *ref)
@@ -202,10 +269,12 @@ static void neuron_mem_release(struct kref *ref)
 	neuron_counter_add(&nd->nc[mem->nc].usage, mem->kind, -mem->size);
 	/* Unless the device's removal already gave it back. */
 	neuron_hw_res_put(nd, &mem->res);
-	if (mem->kind == NEURON_MEM_DEVICE)
+	if (mem->kind == NEURON_MEM_DEVICE) {
 		neuron_dram_unplace(nd, mem);
-	else
+	} else {
 		neuron_pages_free(mem->pages, mem->npages);
+		neuron_pin_uncharge(&mem->charge);
+	}
 	put_device(&nd->dev);
 	kfree(mem);
 }
@@ -260,11 +329,42 @@ VISIBLE_IF_KUNIT int neuron_mem_check(const struct neuron_mem_alloc *a,
 }
 EXPORT_SYMBOL_IF_KUNIT(neuron_mem_check);
 
+/*
+ * Reserve a handle and @size bytes of @kind in the file's counters, within
+ * the per-file limits (0: none). Return: 0 or -ENOSPC. Two racing callers
+ * near a limit may both fail; neither passes it.
+ */
+static int neuron_file_reserve(struct neuron_file *nf, u32 kind, u64 size)
+{
+	u64 max_bytes = READ_ONCE(neuron_max_mem_bytes);
+	u32 max_handles = READ_ONCE(neuron_max_handles);
+	atomic64_t *mine = kind == NEURON_MEM_DEVICE ? &nf->usage.device : &nf->usage.host;
+	atomic64_t *other = kind == NEURON_MEM_DEVICE ? &nf->usage.host : &nf->usage.device;
+	u64 bytes;
+
+	if (atomic64_inc_return(&nf->nhandles) > max_handles && max_handles)
+		goto err_handle;
+	bytes = atomic64_add_return(size, mine);
+	if (!max_bytes || bytes + atomic64_read(other) <= max_bytes)
+		return 0;
+	atomic64_sub(size, mine);
+err_handle:
+	atomic64_dec(&nf->nhandles);
+	return -ENOSPC;
+}
+
+static void neuron_file_unreserve(struct neuron_file *nf, u32 kind, u64 size)
+{
+	neuron_counter_add(&nf->usage, kind, -size);
+	atomic64_dec(&nf->nhandles);
+}
+
 int neuron_ioctl_mem_alloc(struct neuron_file *nf, void *arg)
 {
 	struct neuron_mem_alloc *a = arg;
 	struct neuron_device *nd = nf->nd;
 	struct neuron_mem *mem;
+	u64 size;
 	u32 handle;
 	int ret;
 
@@ -273,13 +373,18 @@ int neuron_ioctl_mem_alloc(struct neuron_file *nf, void *arg)
 	ret = neuron_mem_check(a, nd->hal->arch);
 	if (ret)
 		return ret;
+	size = PAGE_ALIGN(a->size);
+	ret = neuron_file_reserve(nf, a->kind, size);
+	if (ret)
+		return ret;
 
+	ret = -ENOMEM;
 	mem = kzalloc(sizeof(*mem), GFP_KERNEL_ACCOUNT);
 	if (!mem)
-		return -ENOMEM;
+		goto err_unreserve;
 	mem->kind = a->kind;
 	mem->nc = array_index_nospec(a->nc, nd->hal->arch->nc_count);
-	mem->size = PAGE_ALIGN(a->size);
+	mem->size = size;
 	mem->npages = mem->size >> PAGE_SHIFT;
 	if (mem->kind == NEURON_MEM_HOST)
 		ret = neuron_host_alloc(nd, mem);
@@ -287,7 +392,7 @@ int neuron_ioctl_mem_alloc(struct neuron_file *nf, void *arg)
 		ret = neuron_dram_alloc(nd, mem, a->channel, a->align);
 	if (ret) {
 		kfree(mem);
-		return ret;
+		goto err_unreserve;
 	}
 
 	/* From here on the object frees itself with its last reference. */
@@ -296,19 +401,21 @@ int neuron_ioctl_mem_alloc(struct neuron_file *nf, void *arg)
 	get_device(&nd->dev);
 	neuron_counter_add(&nd->usage, mem->kind, mem->size);
 	neuron_counter_add(&nd->nc[mem->nc].usage, mem->kind, mem->size);
-	neuron_counter_add(&nf->usage, mem->kind, mem->size);
 
 	ret = xa_alloc(&nf->handles, &handle, mem, XA_LIMIT(1, NEURON_MAX_HANDLE),
 		       GFP_KERNEL_ACCOUNT);
 	if (ret) {
-		neuron_counter_add(&nf->usage, mem->kind, -mem->size);
 		neuron_mem_put(mem);
+		neuron_file_unreserve(nf, a->kind, size);
 		return ret == -EBUSY ? -ENOSPC : ret;
 	}
-	atomic64_inc(&nf->nhandles);
 	a->handle = handle;
 	a->mmap_offset = (u64)handle << NEURON_MMAP_SHIFT;
 	return 0;
+
+err_unreserve:
+	neuron_file_unreserve(nf, a->kind, size);
+	return ret;
 }
 
 int neuron_ioctl_mem_free(struct neuron_file *nf, void *arg)

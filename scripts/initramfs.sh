@@ -54,6 +54,9 @@ shift $((OPTIND - 1))
 need_pkgs busybox-static cpio binutils
 
 stage=$(mktemp -d)
+# The root of the VM: mode 755 as on a real system (mktemp makes it 700),
+# so that tests that drop privileges can still follow absolute paths.
+chmod 755 "$stage"
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage"/{bin,dev,proc,sys,tmp,tests}
 cp /bin/busybox "$stage/bin/"

@@ -68,11 +68,7 @@ static void neuron_job_drop(struct neuron_job *job)
 		kvfree(job->pages);
 		job->pages = NULL;
 	}
-	if (job->pin_mm) {
-		atomic64_sub(job->pin_charged, &job->pin_mm->pinned_vm);
-		mmdrop(job->pin_mm);
-		job->pin_mm = NULL;
-	}
+	neuron_pin_uncharge(&job->charge);
 	for (i = 0; i < ARRAY_SIZE(job->mem); i++) {
 		if (job->mem[i])
 			neuron_mem_put(job->mem[i]);

@@ -57,7 +57,6 @@ struct neuron_dma_status {
 #define NEURON_DMA_ERR_BOGUS	4	/* driver side: nonsense in the status */
 #define NEURON_DMA_ERR_HUNG	5	/* driver side: no progress in time */
 
-struct mm_struct;
 struct neuron_device;
 struct neuron_mem;
 struct neuron_nc;
@@ -99,9 +98,8 @@ struct neuron_dma_seg {
  * @iova: device address of @pages, 0 when not mapped.
  * @iova_res: the mapping as a backend resource (given back at retirement
  *	or at the device's removal).
- * @pin_mm: the address space whose pinned_vm holds @pin_charged pages of
- *	this job (asynchronous copies of user memory), else NULL.
- * @pin_charged: pages charged to @pin_mm.
+ * @charge: the charge of @pages to the caller's pinned memory
+ *	(asynchronous copies of user memory), returned with them.
  */
 struct neuron_job {
 	struct dma_fence fence;
@@ -116,8 +114,7 @@ struct neuron_job {
 	bool dirty;
 	u64 iova;
 	struct neuron_hw_res iova_res;
-	struct mm_struct *pin_mm;
-	unsigned long pin_charged;
+	struct neuron_pin_charge charge;
 };
 
 /**

@@ -35,6 +35,11 @@
  * the frozen ring; removal of the device zaps the mappings (the file's
  * f_mapping is the device inode's, see neuron_mmap.c) and later faults get
  * SIGBUS.
+ *
+ * Accounting: the ring's pages are charged to the memory cgroup and the
+ * pinned memory (RLIMIT_MEMLOCK) of the process that set the queue up,
+ * until the last reference frees them. A file owns at most
+ * neuron_max_notify_queues queues (nf->nqueues, under nn->lock).
  */
 #include <linux/eventfd.h>
 #include <linux/hrtimer.h>
@@ -60,12 +65,15 @@
  * @nd: the device; a reference is held for the ring's life.
  * @npages: entries in @pages.
  * @pages: header page first, then the entries.
+ * @charge: the pages' charge to the pinned memory of the process that set
+ *	the queue up.
  */
 struct neuron_notify_ring {
 	struct kref ref;
 	struct neuron_device *nd;
 	unsigned long npages;
 	struct page **pages;
+	struct neuron_pin_charge charge;
 };
 
 /**
@@ -226,8 +234,13 @@ static struct neuron_notify_ring *neuron_notify_ring_alloc(struct neuron_device 
 	if (!ring)
 		return NULL;
 	ring->npages = neuron_notify_ring_size(entries) >> PAGE_SHIFT;
+	if (neuron_pin_charge(&ring->charge, ring->npages)) {
+		kfree(ring);
+		return NULL;
+	}
 	ring->pages = neuron_pages_alloc(ring->npages);
 	if (!ring->pages) {
+		neuron_pin_uncharge(&ring->charge);
 		kfree(ring);
 		return NULL;
 	}
@@ -242,6 +255,7 @@ static void neuron_notify_ring_release(struct kref *ref)
 	struct neuron_notify_ring *ring = container_of(ref, struct neuron_notify_ring, ref);
 
 	neuron_pages_free(ring->pages, ring->npages);
+	neuron_pin_uncharge(&ring->charge);
 	put_device(&ring->nd->dev);
 	kfree(ring);
 }
@@ -362,6 +376,7 @@ static void neuron_notify_stop(struct neuron_notify_dev *nn,
 	neuron_notify_ring_put(q->ring);
 	q->ring = NULL;
 	q->iova = 0;
+	q->owner->nqueues--;
 	q->owner = NULL;
 	if (efd) {
 		if (signal)
@@ -378,6 +393,7 @@ int neuron_ioctl_notify_setup(struct neuron_file *nf, void *arg)
 	struct neuron_notify_ring *ring;
 	struct eventfd_ctx *efd = NULL;
 	struct neuron_notify_queue *q;
+	unsigned int max_queues;
 	u64 iova;
 	int ret;
 
@@ -405,6 +421,10 @@ int neuron_ioctl_notify_setup(struct neuron_file *nf, void *arg)
 		goto err_unlock;
 	ret = -EBUSY;
 	if (q->owner)
+		goto err_unlock;
+	max_queues = READ_ONCE(neuron_max_notify_queues);
+	ret = -ENOSPC;
+	if (max_queues && nf->nqueues >= max_queues)
 		goto err_unlock;
 	ret = nd->hal->ops->dma_map(nd, ring->pages, ring->npages, &iova);
 	if (ret)
@@ -434,6 +454,7 @@ int neuron_ioctl_notify_setup(struct neuron_file *nf, void *arg)
 		goto err_unmap;
 	}
 	q->owner = nf;
+	nf->nqueues++;
 	q->ring = ring;
 	q->iova = iova;
 	mutex_unlock(&nn->lock);

@@ -119,6 +119,26 @@ static void ioctl_lookup_query(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, d->min_size, sizeof(struct neuron_query));
 	KUNIT_EXPECT_NOT_NULL(test, d->fn);
 	KUNIT_EXPECT_EQ(test, d->flags & NEURON_IOCTL_UNGUARDED, 0);
+	KUNIT_EXPECT_EQ(test, d->flags & NEURON_IOCTL_WRITE, 0);
+}
+
+/* A read-only file may query, nothing else (docs/uapi.md). */
+static void ioctl_write_flags(struct kunit *test)
+{
+	static const unsigned int cmds[] = {
+		NEURON_IOCTL_MEM_ALLOC, NEURON_IOCTL_MEM_FREE, NEURON_IOCTL_COPY,
+		NEURON_IOCTL_MEMSET, NEURON_IOCTL_WAIT, NEURON_IOCTL_NOTIFY_SETUP,
+		NEURON_IOCTL_NOTIFY_WAIT, NEURON_IOCTL_NOTIFY_TEARDOWN,
+	};
+	const struct neuron_ioctl_desc *d;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
+		d = neuron_ioctl_lookup(cmds[i]);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(d));
+		KUNIT_EXPECT_EQ(test, d->flags & NEURON_IOCTL_WRITE,
+				NEURON_IOCTL_WRITE);
+	}
 }
 
 static void ioctl_lookup_sizes(struct kunit *test)
@@ -152,6 +172,7 @@ static void ioctl_lookup_foreign(struct kunit *test)
 
 static struct kunit_case neuron_ioctl_cases[] = {
 	KUNIT_CASE(ioctl_lookup_query),
+	KUNIT_CASE(ioctl_write_flags),
 	KUNIT_CASE(ioctl_lookup_sizes),
 	KUNIT_CASE(ioctl_lookup_foreign),
 	{}

@@ -353,6 +353,8 @@ static unsigned int data_loop(struct __test_metadata *_metadata,
 		ASSERT_EQ(pinned, neuron_vm_pinned_kb()) TH_LOG("nth %u", nth);
 	}
 	ASSERT_GE(MAX_NTH, nth);
+	/* Each operation frees what it made: nothing stays charged. */
+	EXPECT_EQ(pinned, neuron_vm_pinned_wait(pinned));
 	TH_LOG("%u injected failures", injected);
 	return injected;
 }

@@ -31,6 +31,8 @@ FIXTURE(notify) {
 	struct neuron_node node;
 	struct neuron_device_info info;
 	size_t page;
+	bool restore_max_queues;	/* put saved_max_queues back */
+	unsigned long long saved_max_queues;
 };
 
 FIXTURE_VARIANT(notify) NEURON_ARCH_VARIANT;
@@ -55,6 +57,8 @@ FIXTURE_SETUP(notify)
 FIXTURE_TEARDOWN(notify)
 {
 	neuron_node_release(&self->node);
+	if (self->restore_max_queues)
+		EXPECT_EQ(0, neuron_param_set("max_notify_queues", self->saved_max_queues));
 }
 
 /* Any device: what it does matches its caps. */
@@ -274,13 +278,20 @@ TEST_F(cap, matches_behaviour)
 		EXPECT_TRUE(!!(self->info.caps & NEURON_CAP_NOTIFY));
 }
 
-/* Every queue of every NC: distinct offsets, the header as documented. */
+/*
+ * Every queue of every NC on one file (with the per-file limit lifted):
+ * distinct offsets, the header as documented.
+ */
 TEST_F(notify, setup_every_queue)
 {
 	struct ring r[NEURON_TEST_MAX_NC * NEURON_NOTIFY_TYPES];
 	__u32 nc, t, i, j, n = 0, entries;
 
 	ASSERT_GE((__u32)NEURON_TEST_MAX_NC, self->info.nc_count);
+	/* More queues than a file may hold by default: no limit (root). */
+	ASSERT_EQ(0, neuron_param_get("max_notify_queues", &self->saved_max_queues));
+	self->restore_max_queues = true;
+	ASSERT_EQ(0, neuron_param_set("max_notify_queues", 0));
 	for (nc = 0; nc < self->info.nc_count; nc++) {
 		for (t = 0; t < NEURON_NOTIFY_TYPES; t++, n++) {
 			entries = NEURON_NOTIFY_MIN_ENTRIES << (nc + t);

@@ -24,8 +24,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
+#include <linux/capability.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/sysinfo.h>
 #include <time.h>
@@ -614,12 +619,27 @@ static inline int neuron_probe(unsigned char *p, unsigned char *val, bool store)
  * Pages of this process charged to pinned_vm (VmPin in /proc/self/status),
  * in KiB; -1 if unknown.
  */
+/* A child's /proc/self/status kept by neuron_drop_privileges(), else -1. */
+static int neuron_status_fd = -1;
+
 static inline long neuron_vm_pinned_kb(void)
 {
 	char line[128];
 	long kb = -1;
-	FILE *f = fopen("/proc/self/status", "r");
+	FILE *f;
 
+	/* Opened before privileges were dropped: read it again from the start. */
+	if (neuron_status_fd >= 0) {
+		int fd = dup(neuron_status_fd);
+
+		f = fd < 0 ? NULL : fdopen(fd, "r");
+		if (!f && fd >= 0)
+			close(fd);
+		if (f)
+			rewind(f);
+	} else {
+		f = fopen("/proc/self/status", "r");
+	}
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f))
@@ -627,6 +647,107 @@ static inline long neuron_vm_pinned_kb(void)
 			break;
 	fclose(f);
 	return kb;
+}
+
+/* ---- privileges ---- */
+
+/* The unprivileged user and group the tests become. */
+#define NEURON_TEST_NOBODY	65534
+
+/*
+ * For a forked child (the harness's test process must stay root): set
+ * RLIMIT_MEMLOCK to @memlock bytes and become uid/gid NEURON_TEST_NOBODY
+ * with no supplementary groups, keeping only the capabilities of @keep (a
+ * mask of bits 0..31, e.g. 1U << CAP_IPC_LOCK) in the permitted and
+ * effective sets; every other capability also leaves the bounding set.
+ * Files opened before stay usable (the device node is root's), and so does
+ * neuron_vm_pinned_kb(): /proc/self/status is opened first, since paths
+ * may not be reachable any more (the test VM's root folder is 0700).
+ * 0, or -1.
+ */
+static inline int neuron_drop_privileges(__u32 keep, rlim_t memlock)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+	struct rlimit lim = { .rlim_cur = memlock, .rlim_max = memlock };
+	int cap;
+
+	if (setrlimit(RLIMIT_MEMLOCK, &lim))
+		return -1;
+	neuron_status_fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	if (neuron_status_fd < 0)
+		return -1;
+	for (cap = 0; prctl(PR_CAPBSET_READ, cap) >= 0; cap++)
+		if ((cap >= 32 || !(keep & (1U << cap))) &&
+		    prctl(PR_CAPBSET_DROP, cap))
+			return -1;
+	/*
+	 * Keep the permitted set across setresuid(), then trim it (raw
+	 * system calls: the child is single-threaded, and no _GNU_SOURCE).
+	 */
+	if (prctl(PR_SET_KEEPCAPS, 1) || setgroups(0, NULL) ||
+	    syscall(SYS_setresgid, NEURON_TEST_NOBODY, NEURON_TEST_NOBODY,
+		    NEURON_TEST_NOBODY) ||
+	    syscall(SYS_setresuid, NEURON_TEST_NOBODY, NEURON_TEST_NOBODY,
+		    NEURON_TEST_NOBODY) ||
+	    prctl(PR_SET_KEEPCAPS, 0))
+		return -1;
+	memset(d, 0, sizeof(d));
+	d[0].permitted = keep;
+	d[0].effective = keep;
+	if (syscall(SYS_capset, &h, d))
+		return -1;
+	/* Check what the kernel says. */
+	if (syscall(SYS_capget, &h, d) || d[0].effective != keep || d[1].effective ||
+	    d[0].permitted != keep || d[1].permitted || !geteuid() || !getuid())
+		return -1;
+	/* The uid change made the process non-dumpable: /proc/self is root's. */
+	return prctl(PR_SET_DUMPABLE, 1) ? -1 : 0;
+}
+
+/* ---- module parameters ---- */
+
+#define NEURON_PARAM_DIR	"/sys/module/neuron/parameters/"
+
+/* Read the module parameter @name: 0, or -errno. */
+static inline int neuron_param_get(const char *name, unsigned long long *val)
+{
+	char path[128], text[32], *end;
+	int err;
+
+	snprintf(path, sizeof(path), NEURON_PARAM_DIR "%s", name);
+	err = neuron_read_text(path, text, sizeof(text));
+	if (err)
+		return err;
+	errno = 0;
+	*val = strtoull(text, &end, 10);
+	return errno || end == text || (*end && *end != '\n') ? -EPROTO : 0;
+}
+
+/* Set the module parameter @name (root): 0, or -errno. */
+static inline int neuron_param_set(const char *name, unsigned long long val)
+{
+	char path[128], text[32];
+
+	snprintf(path, sizeof(path), NEURON_PARAM_DIR "%s", name);
+	snprintf(text, sizeof(text), "%llu\n", val);
+	return neuron_sysfs_write(path, text);
+}
+
+/*
+ * Wait up to 2 s for VmPin to come back to @kb (asynchronous work may
+ * still hold pages for a moment); returns the last value read.
+ */
+static inline long neuron_vm_pinned_wait(long kb)
+{
+	long now = neuron_vm_pinned_kb();
+	int i;
+
+	for (i = 0; i < 200 && now != kb; i++) {
+		neuron_sleep_ms(10);
+		now = neuron_vm_pinned_kb();
+	}
+	return now;
 }
 
 /* ---- memory (NEURON_CAP_MEM) ---- */

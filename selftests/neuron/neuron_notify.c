@@ -26,6 +26,8 @@
 /* How late a wakeup or a deadline may be, in ms (QEMU without KVM). */
 #define LATE_MS		2000
 #define CODE(type)	(0xc0de0000U + (type))
+/* Rings' mmap offsets are 2 MiB apart (our layout, docs/uapi.md). */
+#define NOTIFY_SLOT_SIZE	(2ULL << 20)
 
 FIXTURE(notify) {
 	struct neuron_node node;
@@ -604,12 +606,13 @@ TEST_F(notify, mmap_other_file)
 	close(fd2);
 	/* The slot of a queue not set up, slot 0, and a past-the-end slot. */
 	p = mmap(NULL, self->page, PROT_READ, MAP_SHARED, self->node.fd,
-		 s.mmap_offset + (1ULL << 30));
+		 s.mmap_offset + NOTIFY_SLOT_SIZE);
 	EXPECT_EQ(MAP_FAILED, p);
 	p = mmap(NULL, self->page, PROT_READ, MAP_SHARED, self->node.fd, 0);
 	EXPECT_EQ(MAP_FAILED, p);
 	EXPECT_EQ(EINVAL, errno);
-	p = mmap(NULL, self->page, PROT_READ, MAP_SHARED, self->node.fd, 33ULL << 30);
+	p = mmap(NULL, self->page, PROT_READ, MAP_SHARED, self->node.fd,
+		 33 * NOTIFY_SLOT_SIZE);
 	EXPECT_EQ(MAP_FAILED, p);
 	EXPECT_EQ(EINVAL, errno);
 }

@@ -280,7 +280,7 @@ TEST_F(cap, matches_behaviour)
 TEST_F(notify, setup_every_queue)
 {
 	struct ring r[NEURON_TEST_MAX_NC * NEURON_NOTIFY_TYPES];
-	__u32 nc, t, i, j, n = 0, entries;
+	__u32 nc, t, i, j = 0, n = 0, entries;	/* j: gcc -m32 -O2 false alarm */
 
 	ASSERT_GE((__u32)NEURON_TEST_MAX_NC, self->info.nc_count);
 	for (nc = 0; nc < self->info.nc_count; nc++) {

@@ -217,28 +217,31 @@ TEST_F(mmap, many_handles)
 TEST_F(mmap, page_ranges)
 {
 	size_t page = self->page, len = 8 * page;
-	__u64 off, prev = 0;
+	__u64 off = 0, prev = 0;
 	unsigned int i;
 	__u32 h = 0;
 
 	if (skip_no_mem(_metadata, self))
 		return;
 	for (i = 0; i < 20; i++) {
+		prev = off;
 		h = alloc_pages(_metadata, self, self->node.fd,
 				i % 2 ? NEURON_MEM_DEVICE : NEURON_MEM_HOST, 8, &off);
 		ASSERT_NE(0U, h);
 		/* No overlap with the previous object. */
 		if (prev)
 			EXPECT_TRUE(off >= prev + len || off + len <= prev);
-		prev = off;
 		write_read_back(_metadata, self->node.fd, off, len, h);
 	}
 	EXPECT_EQ(20U, h);
 	/* Pages 3..5 of handle 20, and its last page alone. */
 	expect_pattern(_metadata, self->node.fd, off + 3 * page, 3 * page, h, 3 * page);
 	expect_pattern(_metadata, self->node.fd, off + 7 * page, page, h, 7 * page);
-	/* Past its end: refused even though other objects may follow. */
+	/* Past the end: refused, also where the next object follows at once. */
 	expect_no_map(_metadata, self->node.fd, off + 7 * page, 2 * page);
+	expect_no_map(_metadata, self->node.fd, prev + 7 * page, 2 * page);
+	expect_no_map(_metadata, self->node.fd, prev, len + page);
+	expect_pattern(_metadata, self->node.fd, prev + 7 * page, page, h - 1, 7 * page);
 	expect_no_map(_metadata, self->node.fd, off + 1, page);
 }
 

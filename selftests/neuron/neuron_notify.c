@@ -28,6 +28,8 @@
 #define CODE(type)	(0xc0de0000U + (type))
 /* Rings' mmap offsets are 2 MiB apart (our layout, docs/uapi.md). */
 #define NOTIFY_SLOT_SIZE	(2ULL << 20)
+/* ... and lie below 128 MiB, where memory objects' offsets start. */
+#define NOTIFY_MMAP_END		(128ULL << 20)
 
 FIXTURE(notify) {
 	struct neuron_node node;
@@ -288,6 +290,8 @@ TEST_F(notify, setup_every_queue)
 			entries = NEURON_NOTIFY_MIN_ENTRIES << (nc + t);
 			ring_open(_metadata, self->node.fd, nc, t, entries, -1, &r[n]);
 			EXPECT_EQ(0U, r[n].off % self->page);
+			/* Below the memory objects' offsets (docs/uapi.md). */
+			EXPECT_GE(NOTIFY_MMAP_END, r[n].off + r[n].size);
 			EXPECT_EQ(0U, r[n].size % self->page);
 			EXPECT_LE(NEURON_NOTIFY_ENTRY_OFFSET + entries *
 				  sizeof(struct neuron_notify_entry), r[n].size);

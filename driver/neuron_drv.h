@@ -15,6 +15,7 @@
 #include <linux/mm_types.h>
 #include <linux/mutex.h>
 #include <linux/nospec.h>
+#include <linux/sizes.h>
 #include <linux/srcu.h>
 #include <linux/types.h>
 #include <linux/xarray.h>
@@ -61,13 +62,21 @@ extern unsigned int neuron_max_notify_queues;
 extern unsigned int neuron_max_async;
 
 /*
- * mmap offsets: a memory object's offset is its handle shifted by
- * NEURON_MMAP_SHIFT, so an object is at most 1 TiB and a file has at most
- * 2^24 - 1 handles.
+ * mmap offsets, in pages (neuron_mmap.c): below NEURON_MMAP_MEM_START (128
+ * MiB) the notification rings' (dma/neuron_notify.h); from there to
+ * NEURON_MMAP_PGOFF_MAX one range per memory object, given by the device's
+ * offset allocator. The last page offset fits in 32 bits: what mmap2() of a
+ * 32-bit program passes.
  */
-#define NEURON_MMAP_SHIFT	40
-#define NEURON_MEM_MAX_SIZE	BIT_ULL(NEURON_MMAP_SHIFT)
-#define NEURON_MAX_HANDLE	((1U << (64 - NEURON_MMAP_SHIFT)) - 1)
+#define NEURON_MMAP_MEM_START	(SZ_128M >> PAGE_SHIFT)
+#define NEURON_MMAP_PGOFF_MAX	((unsigned long)U32_MAX)
+/*
+ * Largest memory object: above the memory of any device (trn2: 96 GiB) and
+ * 1/16 of the offset space, so that offsets never run out before memory.
+ */
+#define NEURON_MEM_MAX_SIZE	SZ_1T
+/* Handles are __u32; 0 is never one (COPY's "user pointer"). */
+#define NEURON_MAX_HANDLE	U32_MAX
 
 /**
  * struct neuron_hw_res - something the backend holds for the driver (device
@@ -165,6 +174,9 @@ struct neuron_nc {
  *	removal can zap all user mappings of the device at once.
  * @dram_lock: guards @dram.
  * @dram: allocated device memory, by page number, to its neuron_mem.
+ * @offset_lock: guards @offsets. A leaf: nothing else is taken under it.
+ * @offsets: mmap page offset ranges of the memory objects alive, to their
+ *	neuron_mem (neuron_mmap.c).
  * @usage: memory alive on the device, all files.
  * @res_lock: guards @res_list, serialises giving resources back.
  * @res_list: backend resources held (struct neuron_hw_res): removal gives
@@ -191,6 +203,8 @@ struct neuron_device {
 	struct inode *inode;
 	struct mutex dram_lock;		/* guards @dram */
 	struct maple_tree dram;
+	struct mutex offset_lock;	/* guards @offsets */
+	struct maple_tree offsets;
 	struct neuron_mem_counter usage;
 	struct mutex res_lock;		/* guards @res_list */
 	struct list_head res_list;
@@ -240,6 +254,10 @@ struct neuron_file {
  *	mapping for the device.
  * @charge: host memory: its charge to the allocating process's pinned
  *	memory, returned when the memory is freed.
+ * @handle: the handle in the owning file, 0 until it has one; never
+ *	changes after. Read by mmap under &neuron_device.offset_lock.
+ * @mmap_pgoff: first mmap page offset of the object, 0 while it has none;
+ *	held from allocation to the last reference.
  */
 struct neuron_mem {
 	struct kref ref;
@@ -254,6 +272,8 @@ struct neuron_mem {
 	struct page **pages;
 	struct neuron_hw_res res;
 	struct neuron_pin_charge charge;
+	u32 handle;
+	unsigned long mmap_pgoff;
 };
 
 /**
@@ -388,6 +408,8 @@ int neuron_copy_check(const struct neuron_copy *c);
 int neuron_dram_place(struct neuron_device *nd, struct neuron_mem *mem,
 		      u32 channel, unsigned long align);
 void neuron_dram_unplace(struct neuron_device *nd, struct neuron_mem *mem);
+struct neuron_mem *neuron_mmap_offset_find(struct neuron_device *nd,
+					   unsigned long pgoff, u32 *handle);
 #endif
 
 /* neuron_query.c */
@@ -431,6 +453,8 @@ int neuron_ioctl_notify_teardown(struct neuron_file *nf, void *arg);
 int neuron_device_inode_init(struct neuron_device *nd);
 void neuron_device_inode_fini(struct neuron_device *nd);
 void neuron_device_zap_mappings(struct neuron_device *nd);
+int neuron_mmap_offset_alloc(struct neuron_device *nd, struct neuron_mem *mem);
+void neuron_mmap_offset_free(struct neuron_device *nd, struct neuron_mem *mem);
 int neuron_mmap(struct file *file, struct vm_area_struct *vma);
 vm_fault_t neuron_vm_fault_page(struct vm_fault *vmf, struct neuron_device *nd,
 				struct page **pages, unsigned long npages,

@@ -121,6 +121,9 @@ void neuron_device_mem_init(struct neuron_device *nd)
 	mutex_init(&nd->dram_lock);
 	mt_init_flags(&nd->dram, MT_FLAGS_ALLOC_RANGE | MT_FLAGS_LOCK_EXTERN);
 	mt_set_external_lock(&nd->dram, &nd->dram_lock);
+	mutex_init(&nd->offset_lock);
+	mt_init_flags(&nd->offsets, MT_FLAGS_ALLOC_RANGE | MT_FLAGS_LOCK_EXTERN);
+	mt_set_external_lock(&nd->offsets, &nd->offset_lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(neuron_device_mem_init);
 
@@ -131,6 +134,10 @@ void neuron_device_mem_fini(struct neuron_device *nd)
 	__mt_destroy(&nd->dram);
 	mutex_unlock(&nd->dram_lock);
 	mutex_destroy(&nd->dram_lock);
+	mutex_lock(&nd->offset_lock);
+	__mt_destroy(&nd->offsets);
+	mutex_unlock(&nd->offset_lock);
+	mutex_destroy(&nd->offset_lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(neuron_device_mem_fini);
 
@@ -265,6 +272,7 @@ static void neuron_mem_release(struct kref *ref)
 	struct neuron_mem *mem = container_of(ref, struct neuron_mem, ref);
 	struct neuron_device *nd = mem->nd;
 
+	neuron_mmap_offset_free(nd, mem);
 	neuron_counter_add(&nd->usage, mem->kind, -mem->size);
 	neuron_counter_add(&nd->nc[mem->nc].usage, mem->kind, -mem->size);
 	/* Unless the device's removal already gave it back. */
@@ -365,6 +373,7 @@ int neuron_ioctl_mem_alloc(struct neuron_file *nf, void *arg)
 	struct neuron_device *nd = nf->nd;
 	struct neuron_mem *mem;
 	u64 size;
+	u64 offset = 0;
 	u32 handle;
 	int ret;
 
@@ -402,15 +411,27 @@ int neuron_ioctl_mem_alloc(struct neuron_file *nf, void *arg)
 	neuron_counter_add(&nd->usage, mem->kind, mem->size);
 	neuron_counter_add(&nd->nc[mem->nc].usage, mem->kind, mem->size);
 
-	ret = xa_alloc(&nf->handles, &handle, mem, XA_LIMIT(1, NEURON_MAX_HANDLE),
-		       GFP_KERNEL_ACCOUNT);
+	ret = neuron_mmap_offset_alloc(nd, mem);
+	if (!ret) {
+		/*
+		 * A MEM_FREE may come as soon as the handle is stored: set
+		 * mem->handle under the lock, touch mem no more after it.
+		 */
+		offset = (u64)mem->mmap_pgoff << PAGE_SHIFT;
+		xa_lock(&nf->handles);
+		ret = __xa_alloc(&nf->handles, &handle, mem,
+				 XA_LIMIT(1, NEURON_MAX_HANDLE), GFP_KERNEL_ACCOUNT);
+		if (!ret)
+			WRITE_ONCE(mem->handle, handle);
+		xa_unlock(&nf->handles);
+	}
 	if (ret) {
 		neuron_mem_put(mem);
 		neuron_file_unreserve(nf, a->kind, size);
 		return ret == -EBUSY ? -ENOSPC : ret;
 	}
 	a->handle = handle;
-	a->mmap_offset = (u64)handle << NEURON_MMAP_SHIFT;
+	a->mmap_offset = offset;
 	return 0;
 
 err_unreserve:

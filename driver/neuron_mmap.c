@@ -2,11 +2,24 @@
 /*
  * neuron: mmap() of memory objects.
  *
- * The offset of an object is its handle << NEURON_MMAP_SHIFT (a fake
- * offset, as DRM does), looked up among the calling file's handles only.
- * A mapping must be shared and not executable, may cover the whole object
- * or a page range of it, and holds a reference on the object, so freeing
- * the handle does not free mapped memory. Pages are inserted on fault.
+ * Offsets are fake (as DRM's): each memory object gets a range of page
+ * offsets of its size from the device's allocator (nd->offsets, a maple
+ * tree under nd->offset_lock, lowest free range first) when it is
+ * allocated, and gives it back with its last reference, so a range is never
+ * reused while a mapping of it lives. Ranges lie between
+ * NEURON_MMAP_MEM_START (below: the notification rings) and
+ * NEURON_MMAP_PGOFF_MAX, the largest page offset of a 32-bit mmap2().
+ *
+ * mmap() finds the object at the offset, then looks its handle up among
+ * the calling file's handles: another file's object, or one whose handle
+ * was freed, is refused as an unknown offset. A mapping must be shared and
+ * not executable, may cover the whole object or a page range of it, and
+ * holds a reference on the object, so freeing the handle does not free
+ * mapped memory. Pages are inserted on fault.
+ *
+ * nd->offset_lock is a leaf, taken under mmap_lock (mmap, vm_close) and
+ * around nothing but the tree: never across a user copy, a fault or
+ * another lock.
  *
  * Every open file of a device uses the mapping of one anonymous inode of
  * the device (nd->inode), so removing the device zaps all user mappings at
@@ -14,16 +27,16 @@
  * touching freed memory (the object's pages live until the mapping goes).
  */
 #include <linux/fs.h>
+#include <linux/maple_tree.h>
 #include <linux/mm.h>
 #include <linux/mount.h>
 #include <linux/pseudo_fs.h>
+#include <kunit/visibility.h>
 
 #include "neuron_compat.h"
 #include "neuron_drv.h"
 
 #define NEURON_FS_MAGIC		0x6e65726e	/* "nern" */
-#define NEURON_MMAP_PGSHIFT	(NEURON_MMAP_SHIFT - PAGE_SHIFT)
-#define NEURON_MMAP_PGMASK	((1UL << NEURON_MMAP_PGSHIFT) - 1)
 
 static struct vfsmount *neuron_mnt;
 static int neuron_mnt_count;
@@ -71,6 +84,97 @@ void neuron_device_inode_fini(struct neuron_device *nd)
 void neuron_device_zap_mappings(struct neuron_device *nd)
 {
 	unmap_mapping_range(nd->inode->i_mapping, 0, 0, 1);
+}
+
+/**
+ * neuron_mmap_offset_alloc() - give @mem its range of mmap page offsets
+ * @nd: the device.
+ * @mem: the object; @mem->npages set, @mem->mmap_pgoff 0.
+ *
+ * Return: 0 with @mem->mmap_pgoff set, -ENOSPC when the offset space has
+ * no free range of @mem's size, -ENOMEM.
+ */
+int neuron_mmap_offset_alloc(struct neuron_device *nd, struct neuron_mem *mem)
+{
+	MA_STATE(mas, &nd->offsets, 0, 0);
+	int ret;
+
+	mutex_lock(&nd->offset_lock);
+	ret = mas_empty_area(&mas, NEURON_MMAP_MEM_START, NEURON_MMAP_PGOFF_MAX,
+			     mem->npages);
+	/* 6.1's search of an empty tree does not check the size: do it here. */
+	if (!ret && mem->npages - 1 > NEURON_MMAP_PGOFF_MAX - mas.index)
+		ret = -EBUSY;
+	if (!ret) {
+		mas_set_range(&mas, mas.index, mas.index + mem->npages - 1);
+		ret = mas_store_gfp(&mas, mem, GFP_KERNEL_ACCOUNT);
+		if (!ret)
+			mem->mmap_pgoff = mas.index;
+	}
+	mutex_unlock(&nd->offset_lock);
+	return ret == -EBUSY ? -ENOSPC : ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(neuron_mmap_offset_alloc);
+
+/* Give @mem's range back (its last reference is gone); no-op without one. */
+void neuron_mmap_offset_free(struct neuron_device *nd, struct neuron_mem *mem)
+{
+	MA_STATE(mas, &nd->offsets, mem->mmap_pgoff, mem->mmap_pgoff);
+
+	if (!mem->mmap_pgoff)
+		return;
+	mutex_lock(&nd->offset_lock);
+	mas_erase(&mas);
+	mutex_unlock(&nd->offset_lock);
+	mem->mmap_pgoff = 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(neuron_mmap_offset_free);
+
+/**
+ * neuron_mmap_offset_find() - the object whose range holds a page offset
+ * @nd: the device.
+ * @pgoff: the page offset.
+ * @handle: the object's handle (0: none yet), read under the lock.
+ *
+ * Return: the object, or NULL. No reference is taken: the pointer may only
+ * be compared once the lock is dropped, and @handle is what callers use.
+ */
+VISIBLE_IF_KUNIT struct neuron_mem *
+neuron_mmap_offset_find(struct neuron_device *nd, unsigned long pgoff, u32 *handle)
+{
+	MA_STATE(mas, &nd->offsets, pgoff, pgoff);
+	struct neuron_mem *mem;
+
+	mutex_lock(&nd->offset_lock);
+	mem = mas_walk(&mas);
+	*handle = mem ? READ_ONCE(mem->handle) : 0;
+	mutex_unlock(&nd->offset_lock);
+	return mem;
+}
+EXPORT_SYMBOL_IF_KUNIT(neuron_mmap_offset_find);
+
+/*
+ * The calling file's live object whose range holds @pgoff, with a
+ * reference, or NULL. The handle found under the lock is looked up among
+ * the file's handles, and the object found there must own @pgoff: a
+ * reference keeps its range reserved, so this also rules out an object
+ * freed (and its memory reused) since the lock was dropped.
+ */
+static struct neuron_mem *neuron_mmap_lookup(struct neuron_file *nf,
+					     unsigned long pgoff)
+{
+	struct neuron_mem *mem;
+	u32 handle;
+
+	neuron_mmap_offset_find(nf->nd, pgoff, &handle);
+	if (!handle)
+		return NULL;
+	mem = neuron_mem_lookup(nf, handle);
+	if (mem && (pgoff < mem->mmap_pgoff || pgoff - mem->mmap_pgoff >= mem->npages)) {
+		neuron_mem_put(mem);
+		mem = NULL;
+	}
+	return mem;
 }
 
 static void neuron_vm_open(struct vm_area_struct *vma)
@@ -136,7 +240,7 @@ static vm_fault_t neuron_vm_fault(struct vm_fault *vmf)
 	struct neuron_mem *mem = vmf->vma->vm_private_data;
 
 	return neuron_vm_fault_page(vmf, mem->nd, mem->pages, mem->npages,
-				    vmf->pgoff & NEURON_MMAP_PGMASK);
+				    vmf->pgoff - mem->mmap_pgoff);
 }
 
 static const struct vm_operations_struct neuron_vm_ops = {
@@ -148,14 +252,12 @@ static const struct vm_operations_struct neuron_vm_ops = {
 int neuron_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct neuron_file *nf = file->private_data;
-	unsigned long handle = vma->vm_pgoff >> NEURON_MMAP_PGSHIFT;
-	unsigned long first = vma->vm_pgoff & NEURON_MMAP_PGMASK;
-	unsigned long count = vma_pages(vma);
-	struct neuron_mem *mem = NULL;
-	int idx, ret = 0;
+	unsigned long count = vma_pages(vma), first;
+	struct neuron_mem *mem;
+	int idx;
 
-	/* Handle 0's offsets are the notification queues' (read-only). */
-	if (!handle)
+	/* The low offsets are the notification queues' (read-only). */
+	if (vma->vm_pgoff < NEURON_MMAP_MEM_START)
 		return neuron_notify_mmap(file, vma);
 	/* VM_MAYSHARE: MAP_SHARED, also on a file opened read-only. */
 	if (!(vma->vm_flags & VM_MAYSHARE))
@@ -165,14 +267,12 @@ int neuron_mmap(struct file *file, struct vm_area_struct *vma)
 
 	if (!neuron_dev_enter(nf->nd, &idx))
 		return -ENODEV;
-	if (handle <= NEURON_MAX_HANDLE)
-		mem = neuron_mem_lookup(nf, handle);
+	mem = neuron_mmap_lookup(nf, vma->vm_pgoff);
 	neuron_dev_exit(nf->nd, idx);
-	if (ret)
-		return ret;
 	if (!mem)
 		return -EINVAL;
-	if (first >= mem->npages || count > mem->npages - first) {
+	first = vma->vm_pgoff - mem->mmap_pgoff;
+	if (count > mem->npages - first) {
 		neuron_mem_put(mem);
 		return -EINVAL;
 	}

@@ -108,10 +108,15 @@ PROGS="$BUILD/progs"
 progs_build "$PROGS" "$RUN/progs-build.log" && ok=0 || ok=1
 check "selftests/neuron-info build" "$ok" "$RUN/progs-build.log"
 # neuron_fault needs fault injection: only the debug kernel has it (on the
-# Debian kernels it would skip, and a skip is a failure in the VM).
-progs=() fault=()
+# Debian kernels it would skip, and a skip is a failure in the VM). The
+# 32-bit builds (neuron_*_32) run after the 64-bit ones, on kernels with
+# IA32 emulation (Debian's; the debug kernel has none, see debug_tier).
+progs=() fault=() progs32=() fault32=()
 for p in "$PROGS"/neuron_* "$PROGS/neuron-info"; do
 	if [ "${p##*/}" = neuron_fault ]; then fault=("$p"); else progs+=("$p"); fi
+done
+for p in "$PROGS-32"/neuron_*_32; do
+	if [ "${p##*/}" = neuron_fault_32 ]; then fault32=("$p"); else progs32+=("$p"); fi
 done
 
 for series in "${kernels[@]}"; do
@@ -129,7 +134,8 @@ for series in "${kernels[@]}"; do
 	check "$KREL build (warnings and errors fail)" "$ok" "$d/build.log"
 	line="$KREL: build $(word "$ok")"
 	if [ -f "$BUILD/$KREL/neuron.ko" ] && [ -e "${progs[0]}" ]; then
-		vm_check "$KREL" "$VMLINUX" "$d" -k "$BUILD/$KREL/neuron.ko" "${progs[@]}"
+		vm_check "$KREL" "$VMLINUX" "$d" -k "$BUILD/$KREL/neuron.ko" "${progs[@]}" \
+			"${progs32[@]}"
 		line+=", $VM_SUMMARY"
 	fi
 	summary+=("$line")
@@ -168,7 +174,7 @@ if tier distro && [ -n "${KREL61:-}" ] &&
 	run_optional dkms "$S/dkms-test.sh" "$KREL61" "$KDIR61" "$R" &&
 	[ -e "${progs[0]}" ]; then
 	vm_check "$KREL61 (DKMS, modprobe)" "$VMLINUX61" "$RUN/$KREL61-dkms" \
-		-r "$R" "${progs[@]}"
+		-r "$R" "${progs[@]}" "${progs32[@]}"
 	summary+=("$KREL61 (DKMS, modprobe): $VM_SUMMARY")
 fi
 
@@ -176,7 +182,7 @@ fi
 # the normal paths (selftests) before the error paths (neuron_fault) and the
 # KUnit suites: the first KASAN report would turn lockdep off.
 debug_tier() {
-	local d b
+	local d b p32=()
 	log "debug kernel: building it or reusing the cached one (scripts/debug-kernel.sh)"
 	if ! debug_env "$RUN/debug-kernel.log"; then
 		check "debug kernel build" 1 "$RUN/debug-kernel.log"
@@ -191,10 +197,14 @@ debug_tier() {
 	module_build "$KDIR" "$b" "$d/build.log" NEURON_GCOV=1 && ok=0 || ok=1
 	check "$KRELEASE build (KUnit, gcov; warnings and errors fail)" "$ok" "$d/build.log"
 	line="$KRELEASE (debug): build $(word "$ok")"
+	# 32-bit programs only if the kernel runs them (IA32 emulation).
+	! grep -q '^CONFIG_IA32_EMULATION=y' "$KDIR/.config" 2>/dev/null ||
+		p32=("${progs32[@]}")
 	if [ -f "$b/neuron.ko" ] && [ -f "$b/neuron_kunit.ko" ] && [ -e "${progs[0]}" ]; then
 		NEURON_VM_MEM=512M NEURON_VM_TIMEOUT=${NEURON_VM_TIMEOUT:-600} \
 			vm_check "$KRELEASE" "$IMAGE" "$d" -k "$b/neuron.ko" \
-				-d "$b/neuron_kunit.ko" "${progs[@]}" "${fault[@]}"
+				-d "$b/neuron_kunit.ko" "${progs[@]}" "${p32[@]}" "${fault[@]}" \
+				${p32[0]:+"${fault32[@]}"}
 		line+=", $VM_SUMMARY"
 		gcov_unpack "$d/serial.log" "$b" 2>"$d/coverage.txt" &&
 			coverage_table "$b" >>"$d/coverage.txt" 2>&1 && ok=0 || ok=1

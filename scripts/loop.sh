@@ -10,7 +10,8 @@ BUILD="$NEURON_TOP/build"
 
 loop_prereqs() {
 	need_pkgs qemu-system-x86 busybox-static cpio kmod gcc make libc6-dev \
-		binutils bc xz-utils zstd dwarves linux-source-6.1
+		gcc-multilib libc6-dev-i386 binutils bc xz-utils zstd dwarves \
+		linux-source-6.1
 }
 
 # vm_run_prep NAME: the start of a one-off VM run (demo.sh, bench.sh): the
@@ -78,15 +79,18 @@ info_build() {
 }
 
 # progs_build OUTDIR LOG: build the static selftests (neuron_*) and
-# neuron-info into OUTDIR. Fails on a build error or any warning.
+# neuron-info into OUTDIR, and the 32-bit selftests (neuron_*_32) into
+# OUTDIR-32. Fails on a build error or any warning.
 progs_build() {
 	local inc
-	rm -rf "$1" && mkdir -p "$1"
+	rm -rf "$1" "$1-32" && mkdir -p "$1"
 	{
 		inc=$(linux_source_dir)/tools/testing/selftests &&
-			make -C "$SRC/selftests/neuron" OUTPUT="$1" KSFT_INC="$inc" &&
+			make -C "$SRC/selftests/neuron" OUTPUT="$1" OUTPUT_32="$1-32" \
+				KSFT_INC="$inc" M32=1 &&
 			info_build "$1"
-	} >"$2" 2>&1 && ls "$1"/neuron_* >/dev/null 2>&1 && [ -z "$(bad_lines "$2")" ]
+	} >"$2" 2>&1 && ls "$1"/neuron_* "$1-32"/neuron_*_32 >/dev/null 2>&1 &&
+		[ -z "$(bad_lines "$2")" ]
 }
 
 # vm_test VMLINUX DIR INITRAMFS_ARG...: pack an initramfs (scripts/

@@ -173,14 +173,14 @@ VISIBLE_IF_KUNIT u64 neuron_notify_mmap_offset(u32 nc, u32 type)
 EXPORT_SYMBOL_IF_KUNIT(neuron_notify_mmap_offset);
 
 /**
- * neuron_notify_mmap_slot() - decode an mmap page offset of handle 0
+ * neuron_notify_mmap_slot() - decode an mmap page offset of the rings
  * @pgoff: the page offset.
  * @nc: NeuronCore of the queue.
  * @type: type of the queue.
  * @first: first page of the ring to map.
  *
  * Return: 0, or -EINVAL for an offset that names no queue (slot 0, a slot
- * past the last NC, or an offset inside a memory handle's range).
+ * past the last NC, or an offset of the memory objects).
  */
 VISIBLE_IF_KUNIT int neuron_notify_mmap_slot(unsigned long pgoff, u32 *nc,
 					     u32 *type, unsigned long *first)
@@ -648,7 +648,7 @@ static const struct vm_operations_struct neuron_notify_vm_ops = {
 };
 
 /**
- * neuron_notify_mmap() - map a queue's ring (mmap offsets of handle 0)
+ * neuron_notify_mmap() - map a queue's ring (offsets below NEURON_MMAP_MEM_START)
  * @file: the file; it must own the queue.
  * @vma: the mapping: shared, read-only, inside the ring.
  *

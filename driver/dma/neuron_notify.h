@@ -15,16 +15,17 @@
 #include "../neuron_drv.h"
 
 /*
- * mmap offsets: the queues live in the offset range of handle 0 (memory
- * objects start at handle 1, NEURON_MMAP_SHIFT). Queue (nc, type) is slot
- * 1 + nc * NEURON_NOTIFY_TYPES + type, at slot << NEURON_NOTIFY_MMAP_SHIFT.
+ * mmap offsets: the queues live below the memory objects' offsets
+ * (NEURON_MMAP_MEM_START, 128 MiB). Queue (nc, type) is slot 1 + nc *
+ * NEURON_NOTIFY_TYPES + type, at slot << NEURON_NOTIFY_MMAP_SHIFT (2 MiB
+ * slots: the largest ring is 1 MiB and a page).
  */
-#define NEURON_NOTIFY_MMAP_SHIFT	30
+#define NEURON_NOTIFY_MMAP_SHIFT	21
 #define NEURON_NOTIFY_SLOTS		(NEURON_MAX_NC * NEURON_NOTIFY_TYPES)
 
-/* Every slot lies below handle 1, every ring fits in its slot. */
+/* Every slot lies below the memory objects, every ring fits in its slot. */
 static_assert(((u64)NEURON_NOTIFY_SLOTS + 1) << NEURON_NOTIFY_MMAP_SHIFT <=
-	      BIT_ULL(NEURON_MMAP_SHIFT));
+	      (u64)NEURON_MMAP_MEM_START << PAGE_SHIFT);
 static_assert(NEURON_NOTIFY_ENTRY_OFFSET + (u64)NEURON_NOTIFY_MAX_ENTRIES *
 	      sizeof(struct neuron_notify_entry) <= BIT_ULL(NEURON_NOTIFY_MMAP_SHIFT));
 

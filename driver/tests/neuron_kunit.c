@@ -495,6 +495,7 @@ static void notify_consume_valid(struct kunit *test)
 
 static void notify_mmap_offsets(struct kunit *test)
 {
+	u64 max_ring = neuron_notify_ring_size(NEURON_NOTIFY_MAX_ENTRIES);
 	unsigned long first;
 	u64 off, prev = 0;
 	u32 nc, t, dnc, dt;
@@ -502,11 +503,12 @@ static void notify_mmap_offsets(struct kunit *test)
 	for (nc = 0; nc < NEURON_MAX_NC; nc++) {
 		for (t = 0; t < NEURON_NOTIFY_TYPES; t++) {
 			off = neuron_notify_mmap_offset(nc, t);
-			/* Increasing, page aligned, inside handle 0's range. */
+			/* Increasing, page aligned, below the memory objects. */
 			KUNIT_EXPECT_GT(test, off, prev);
 			prev = off;
 			KUNIT_EXPECT_EQ(test, off % PAGE_SIZE, 0);
-			KUNIT_EXPECT_LT(test, off, BIT_ULL(NEURON_MMAP_SHIFT));
+			KUNIT_EXPECT_LE(test, off + max_ring,
+					(u64)NEURON_MMAP_MEM_START << PAGE_SHIFT);
 			KUNIT_ASSERT_EQ(test, neuron_notify_mmap_slot(off >> PAGE_SHIFT,
 								      &dnc, &dt, &first), 0);
 			KUNIT_EXPECT_EQ(test, dnc, nc);

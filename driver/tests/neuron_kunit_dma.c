@@ -6,6 +6,7 @@
  *   neuron_desc - descriptor encoding and decoding
  *   neuron_copy - validation of COPY requests
  *   neuron_dram - placement of device memory in DRAM channels
+ *   neuron_mmap - the allocator of mmap offsets
  */
 #include <kunit/test.h>
 #include <linux/sizes.h>
@@ -267,5 +268,83 @@ static struct kunit_suite neuron_dram_suite = {
 	.test_cases = neuron_dram_cases,
 };
 
+/* ---- neuron_mmap ---- */
+
+static u64 offset_alloc(struct kunit *test, struct neuron_device *nd,
+			struct neuron_mem *mem)
+{
+	KUNIT_ASSERT_EQ(test, neuron_mmap_offset_alloc(nd, mem), 0);
+	KUNIT_EXPECT_GE(test, mem->mmap_pgoff, NEURON_MMAP_MEM_START);
+	KUNIT_EXPECT_LE(test, mem->mmap_pgoff + mem->npages - 1, NEURON_MMAP_PGOFF_MAX);
+	return mem->mmap_pgoff;
+}
+
+/* Lowest free range first, above the rings; found by any page inside. */
+static void mmap_offsets_lowest_first(struct kunit *test)
+{
+	struct neuron_device *nd = dram_device(test);
+	struct neuron_mem *a = dram_mem(test, 1), *b = dram_mem(test, 3);
+	struct neuron_mem *c = dram_mem(test, 2);
+	const unsigned long start = NEURON_MMAP_MEM_START;
+	u32 handle;
+
+	a->handle = 1;
+	b->handle = 2;
+	KUNIT_EXPECT_EQ(test, offset_alloc(test, nd, a), start);
+	KUNIT_EXPECT_EQ(test, offset_alloc(test, nd, b), start + 1);
+	KUNIT_EXPECT_PTR_EQ(test, neuron_mmap_offset_find(nd, start, &handle), a);
+	KUNIT_EXPECT_EQ(test, handle, 1);
+	KUNIT_EXPECT_PTR_EQ(test, neuron_mmap_offset_find(nd, start + 3, &handle), b);
+	KUNIT_EXPECT_EQ(test, handle, 2);
+	KUNIT_EXPECT_NULL(test, neuron_mmap_offset_find(nd, start + 4, &handle));
+	KUNIT_EXPECT_EQ(test, handle, 0);
+	KUNIT_EXPECT_NULL(test, neuron_mmap_offset_find(nd, start - 1, &handle));
+	/* A freed range is free again: c (2 pages) does not fit a's hole. */
+	neuron_mmap_offset_free(nd, a);
+	KUNIT_EXPECT_EQ(test, a->mmap_pgoff, 0);
+	KUNIT_EXPECT_NULL(test, neuron_mmap_offset_find(nd, start, &handle));
+	KUNIT_EXPECT_EQ(test, offset_alloc(test, nd, c), start + 4);
+	KUNIT_EXPECT_EQ(test, offset_alloc(test, nd, a), start);
+	/* Freeing an object without a range does nothing. */
+	neuron_mmap_offset_free(nd, a);
+	neuron_mmap_offset_free(nd, a);
+	neuron_mmap_offset_free(nd, b);
+	neuron_mmap_offset_free(nd, c);
+	neuron_device_mem_fini(nd);
+}
+
+/* The space ends at the last page offset of a 32-bit mmap2(). */
+static void mmap_offsets_end_of_space(struct kunit *test)
+{
+	unsigned long room = NEURON_MMAP_PGOFF_MAX - NEURON_MMAP_MEM_START + 1;
+	struct neuron_device *nd = dram_device(test);
+	struct neuron_mem *big = dram_mem(test, room - 1), *one = dram_mem(test, 1);
+	struct neuron_mem *two = dram_mem(test, 2), *all = dram_mem(test, room);
+	struct neuron_mem *over = dram_mem(test, room + 1);
+
+	KUNIT_EXPECT_EQ(test, neuron_mmap_offset_alloc(nd, over), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, over->mmap_pgoff, 0);
+	KUNIT_EXPECT_EQ(test, offset_alloc(test, nd, all), NEURON_MMAP_MEM_START);
+	KUNIT_EXPECT_EQ(test, neuron_mmap_offset_alloc(nd, one), -ENOSPC);
+	neuron_mmap_offset_free(nd, all);
+	KUNIT_EXPECT_EQ(test, offset_alloc(test, nd, big), NEURON_MMAP_MEM_START);
+	KUNIT_EXPECT_EQ(test, neuron_mmap_offset_alloc(nd, two), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, offset_alloc(test, nd, one), NEURON_MMAP_PGOFF_MAX);
+	neuron_mmap_offset_free(nd, big);
+	neuron_mmap_offset_free(nd, one);
+	neuron_device_mem_fini(nd);
+}
+
+static struct kunit_case neuron_mmap_cases[] = {
+	KUNIT_CASE(mmap_offsets_lowest_first),
+	KUNIT_CASE(mmap_offsets_end_of_space),
+	{}
+};
+
+static struct kunit_suite neuron_mmap_suite = {
+	.name = "neuron_mmap",
+	.test_cases = neuron_mmap_cases,
+};
+
 kunit_test_suites(&neuron_ring_suite, &neuron_desc_suite, &neuron_copy_suite,
-		  &neuron_dram_suite);
+		  &neuron_dram_suite, &neuron_mmap_suite);

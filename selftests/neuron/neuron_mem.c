@@ -25,8 +25,13 @@
 #define MEM_MB		64
 #define TIB		0x10000000000ULL
 #define GIB		0x40000000ULL
-/* mmap_offset of a handle (NEURON_MMAP_SHIFT of the driver). */
-#define MMAP_SHIFT	40
+/*
+ * mmap offsets of memory objects (docs/uapi.md): page aligned, from 128 MiB
+ * on (below: the notification rings), each object ending at or below 16 TiB
+ * (2^32 pages: what a 32-bit mmap2() reaches).
+ */
+#define MMAP_MEM_START	(128ULL << 20)
+#define MMAP_END	0x100000000000ULL
 #define MAX_MAPS	16
 #define MAX_FDS		4
 
@@ -127,6 +132,20 @@ static struct neuron_mem_usage_buf usage_of(struct __test_metadata *_metadata,
 	return b;
 }
 
+/* The mmap offset MEM_ALLOC gave in @a is one of a memory object. */
+static void expect_offset_ok(struct __test_metadata *_metadata,
+			     const struct neuron_mem_alloc *a)
+{
+	__u64 page = sysconf(_SC_PAGESIZE), len = (a->size + page - 1) / page * page;
+
+	EXPECT_EQ(0ULL, a->mmap_offset % page)
+		TH_LOG("offset %#llx", (unsigned long long)a->mmap_offset);
+	EXPECT_LE(MMAP_MEM_START, a->mmap_offset);
+	EXPECT_GE(MMAP_END, a->mmap_offset + len) TH_LOG("offset %#llx size %#llx",
+							 (unsigned long long)a->mmap_offset,
+							 (unsigned long long)a->size);
+}
+
 /* Allocate or fail the test; returns the handle, @offset its mmap offset. */
 static __u32 alloc_ok(struct __test_metadata *_metadata, int fd, __u32 kind,
 		      __u64 size, __u32 nc, __u64 *offset)
@@ -139,7 +158,7 @@ static __u32 alloc_ok(struct __test_metadata *_metadata, int fd, __u32 kind,
 	if (err)
 		return 0;
 	EXPECT_NE(0U, a.handle);
-	EXPECT_EQ((__u64)a.handle << MMAP_SHIFT, a.mmap_offset);
+	expect_offset_ok(_metadata, &a);
 	if (offset)
 		*offset = a.mmap_offset;
 	return a.handle;
@@ -694,7 +713,8 @@ TEST_F(mem, alloc_out_fields_ignored)
 		a.mmap_offset = 0x123456789abcdef0ULL;
 		ASSERT_EQ(0, neuron_mem_alloc_req(self->node.fd, &a));
 		EXPECT_NE(0xdeadbeefU, a.handle);
-		EXPECT_EQ((__u64)a.handle << MMAP_SHIFT, a.mmap_offset);
+		EXPECT_NE(0x123456789abcdef0ULL, a.mmap_offset);
+		expect_offset_ok(_metadata, &a);
 		EXPECT_EQ(0, neuron_mem_free(self->node.fd, a.handle));
 	}
 }
@@ -752,7 +772,7 @@ TEST_F(mem, alloc_ext_struct_zero_tail)
 	neuron_mem_alloc_prep(&s.a, NEURON_MEM_HOST, self->page, 0);
 	ASSERT_EQ(0, neuron_ioctl(self->node.fd, MEM_ALLOC_EXT(sizeof(s)), &s));
 	EXPECT_NE(0U, s.a.handle);
-	EXPECT_EQ((__u64)s.a.handle << MMAP_SHIFT, s.a.mmap_offset);
+	expect_offset_ok(_metadata, &s.a);
 	EXPECT_EQ(0ULL, s.ext[0]);
 	EXPECT_EQ(0ULL, s.ext[3]);
 	expect_usage(_metadata, self, self->node.fd, 0, self->page, 0, self->page, 1);
@@ -1381,8 +1401,8 @@ TEST_F(mem, mmap_beyond_end)
 }
 
 /*
- * Offsets that are no handle of this file: -EINVAL. (The offsets of
- * handle 0 are not memory objects: they belong to notification queues.)
+ * Offsets that are no object of this file: -EINVAL. (The offsets below
+ * MMAP_MEM_START are not memory objects: they belong to notification queues.)
  */
 TEST_F(mem, mmap_bad_offset)
 {
@@ -1392,15 +1412,17 @@ TEST_F(mem, mmap_bad_offset)
 
 	if (skip_no_mem(_metadata, self))
 		return;
-	expect_map_fails(_metadata, self, self->node.fd, 1ULL << MMAP_SHIFT, page,
+	expect_map_fails(_metadata, self, self->node.fd, MMAP_MEM_START, page,
 			 PROT_READ, MAP_SHARED, EINVAL);
 	h = alloc_ok(_metadata, self->node.fd, NEURON_MEM_HOST, page, 0, &off);
 	ASSERT_NE(0U, h);
 	ASSERT_NE(0U, alloc_ok(_metadata, self->node.fd, NEURON_MEM_DEVICE, page, 0, &off2));
-	/* The next handle, a huge one, unaligned. */
+	/* Past the objects, the last page offset, a huge one, unaligned. */
 	expect_map_fails(_metadata, self, self->node.fd, (off > off2 ? off : off2) + TIB, page,
 			 PROT_READ, MAP_SHARED, EINVAL);
-	expect_map_fails(_metadata, self, self->node.fd, 0x7fULL << MMAP_SHIFT, page,
+	expect_map_fails(_metadata, self, self->node.fd, MMAP_END - page, page,
+			 PROT_READ, MAP_SHARED, EINVAL);
+	expect_map_fails(_metadata, self, self->node.fd, 0x7fULL << 40, page,
 			 PROT_READ, MAP_SHARED, EINVAL);
 	expect_map_fails(_metadata, self, self->node.fd, off + 1, page, PROT_READ,
 			 MAP_SHARED, EINVAL);

@@ -26,6 +26,10 @@
 /* How late a wakeup or a deadline may be, in ms (QEMU without KVM). */
 #define LATE_MS		2000
 #define CODE(type)	(0xc0de0000U + (type))
+/* Rings' mmap offsets are 2 MiB apart (our layout, docs/uapi.md). */
+#define NOTIFY_SLOT_SIZE	(2ULL << 20)
+/* ... and lie below 128 MiB, where memory objects' offsets start. */
+#define NOTIFY_MMAP_END		(128ULL << 20)
 
 FIXTURE(notify) {
 	struct neuron_node node;
@@ -285,7 +289,7 @@ TEST_F(cap, matches_behaviour)
 TEST_F(notify, setup_every_queue)
 {
 	struct ring r[NEURON_TEST_MAX_NC * NEURON_NOTIFY_TYPES];
-	__u32 nc, t, i, j, n = 0, entries;
+	__u32 nc, t, i, j = 0, n = 0, entries;	/* j: gcc -m32 -O2 false alarm */
 
 	ASSERT_GE((__u32)NEURON_TEST_MAX_NC, self->info.nc_count);
 	/* More queues than a file may hold by default: no limit (root). */
@@ -297,6 +301,8 @@ TEST_F(notify, setup_every_queue)
 			entries = NEURON_NOTIFY_MIN_ENTRIES << (nc + t);
 			ring_open(_metadata, self->node.fd, nc, t, entries, -1, &r[n]);
 			EXPECT_EQ(0U, r[n].off % self->page);
+			/* Below the memory objects' offsets (docs/uapi.md). */
+			EXPECT_GE(NOTIFY_MMAP_END, r[n].off + r[n].size);
 			EXPECT_EQ(0U, r[n].size % self->page);
 			EXPECT_LE(NEURON_NOTIFY_ENTRY_OFFSET + entries *
 				  sizeof(struct neuron_notify_entry), r[n].size);
@@ -615,12 +621,13 @@ TEST_F(notify, mmap_other_file)
 	close(fd2);
 	/* The slot of a queue not set up, slot 0, and a past-the-end slot. */
 	p = mmap(NULL, self->page, PROT_READ, MAP_SHARED, self->node.fd,
-		 s.mmap_offset + (1ULL << 30));
+		 s.mmap_offset + NOTIFY_SLOT_SIZE);
 	EXPECT_EQ(MAP_FAILED, p);
 	p = mmap(NULL, self->page, PROT_READ, MAP_SHARED, self->node.fd, 0);
 	EXPECT_EQ(MAP_FAILED, p);
 	EXPECT_EQ(EINVAL, errno);
-	p = mmap(NULL, self->page, PROT_READ, MAP_SHARED, self->node.fd, 33ULL << 30);
+	p = mmap(NULL, self->page, PROT_READ, MAP_SHARED, self->node.fd,
+		 33 * NOTIFY_SLOT_SIZE);
 	EXPECT_EQ(MAP_FAILED, p);
 	EXPECT_EQ(EINVAL, errno);
 }

@@ -3,7 +3,9 @@
  * ndhal: the per-arch layer. Each arch is described by one const table of
  * geometry (struct ndhal_arch) and each backend (silicon of an arch, or the
  * simulator) by one const ops table; a device points at a const struct ndhal
- * chosen at probe. Nothing here is global or mutable, so devices of several
+ * chosen at probe. What varies by arch (geometry, and where the registers
+ * are: ndhal_regs.h) lives in the arch table; what varies by platform (PCI
+ * or simulator) lives in the ops. Nothing here is global or mutable, so devices of several
  * archs coexist. Sources of the numbers: docs/hw-facts.md.
  */
 #ifndef _NEURON_NDHAL_H
@@ -22,6 +24,7 @@
 
 struct neuron_device;
 struct neuron_mem;
+struct ndhal_arch_regs;
 
 /**
  * struct ndhal_arch - geometry of one arch
@@ -38,6 +41,9 @@ struct neuron_mem;
  * @bar_mask: the PCI BARs the arch uses (bit n = BAR n).
  * @reg_bar: the BAR holding the registers.
  * @dram_bar: the BAR exposing device DRAM.
+ * @regs: where the registers are in @reg_bar, for a backend that programs
+ *	the silicon; reach it through the accessors of ndhal_regs.h only.
+ *	NULL if the arch has no register map.
  */
 struct ndhal_arch {
 	u32 arch;
@@ -52,6 +58,7 @@ struct ndhal_arch {
 	u32 bar_mask;
 	u8 reg_bar;
 	u8 dram_bar;
+	const struct ndhal_arch_regs *regs;
 };
 
 /**

@@ -11,6 +11,7 @@
 #include <neuron.h>
 
 #include "ndhal.h"
+#include "ndhal_regs.h"
 
 const struct ndhal_arch ndhal_arch_v1 = {
 	.arch = NEURON_ARCH_V1,
@@ -25,6 +26,7 @@ const struct ndhal_arch ndhal_arch_v1 = {
 	.bar_mask = BIT(0) | BIT(2) | BIT(4),
 	.reg_bar = 0,
 	.dram_bar = 4,
+	.regs = &ndhal_regs_v1,
 };
 EXPORT_SYMBOL_IF_KUNIT(ndhal_arch_v1);
 

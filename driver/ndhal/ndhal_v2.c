@@ -13,6 +13,7 @@
 
 #include "../neuron_compat.h"
 #include "ndhal.h"
+#include "ndhal_regs.h"
 
 const struct ndhal_arch ndhal_arch_v2 = {
 	.arch = NEURON_ARCH_V2,
@@ -27,6 +28,7 @@ const struct ndhal_arch ndhal_arch_v2 = {
 	.bar_mask = BIT(0) | BIT(4),
 	.reg_bar = 0,
 	.dram_bar = 4,
+	.regs = &ndhal_regs_v2,
 };
 EXPORT_SYMBOL_NS_GPL(ndhal_arch_v2, NEURON_NS);
 

@@ -12,6 +12,7 @@
 
 #include "../neuron_compat.h"
 #include "ndhal.h"
+#include "ndhal_regs.h"
 
 const struct ndhal_arch ndhal_arch_v3 = {
 	.arch = NEURON_ARCH_V3,
@@ -26,6 +27,7 @@ const struct ndhal_arch ndhal_arch_v3 = {
 	.bar_mask = BIT(0) | BIT(4),
 	.reg_bar = 0,
 	.dram_bar = 4,
+	.regs = &ndhal_regs_v3,
 };
 EXPORT_SYMBOL_NS_GPL(ndhal_arch_v3, NEURON_NS);
 

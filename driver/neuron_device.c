@@ -26,6 +26,7 @@
 #include <linux/srcu.h>
 
 #include "neuron_drv.h"
+#include "neuron_hw.h"
 #include "dma/neuron_dma.h"
 
 static DEFINE_IDA(neuron_minor_ida);
@@ -191,11 +192,9 @@ struct neuron_device *neuron_device_create(const struct neuron_device_desc *desc
 	if (ret)
 		goto err_put;
 
-	if (nd->hal->ops->init) {
-		ret = nd->hal->ops->init(nd);
-		if (ret)
-			goto err_put;
-	}
+	ret = neuron_hw_init(nd);
+	if (ret)
+		goto err_put;
 
 	cdev_init(&nd->cdev, &neuron_fops);
 	nd->cdev.owner = THIS_MODULE;
@@ -204,12 +203,11 @@ struct neuron_device *neuron_device_create(const struct neuron_device_desc *desc
 		goto err_fini;
 
 	dev_info(&nd->dev, "%s %s device (%s backend)\n", nd->product,
-		 nd->hal->arch->name, nd->hal->ops->name);
+		 nd->hal->arch->name, neuron_hw_name(nd));
 	return nd;
 
 err_fini:
-	if (nd->hal->ops->fini)
-		nd->hal->ops->fini(nd);
+	neuron_hw_fini(nd);
 err_put:
 	put_device(&nd->dev);
 	return ERR_PTR(ret);
@@ -236,8 +234,7 @@ void neuron_device_remove(struct neuron_device *nd)
 	cdev_device_del(&nd->cdev, &nd->dev);
 	neuron_dma_unplug(nd);
 	neuron_hw_res_revoke_all(nd);
-	if (nd->hal->ops->fini)
-		nd->hal->ops->fini(nd);
+	neuron_hw_fini(nd);
 	put_device(&nd->dev);
 }
 EXPORT_SYMBOL_NS_GPL(neuron_device_remove, NEURON_NS);

@@ -31,6 +31,7 @@
 #include <kunit/visibility.h>
 
 #include "neuron_drv.h"
+#include "neuron_hw.h"
 
 struct page **neuron_pages_alloc(unsigned long npages)
 {
@@ -197,11 +198,11 @@ static void neuron_mem_res_release(struct neuron_device *nd,
 	struct neuron_mem *mem = container_of(res, struct neuron_mem, res);
 
 	if (mem->kind == NEURON_MEM_DEVICE) {
-		nd->hal->ops->dram_free(nd, mem);
+		neuron_hw_dram_free(nd, mem);
 		/* The backend's pages went with it: a fault now only SIGBUSes. */
 		mem->pages = NULL;
 	} else {
-		nd->hal->ops->dma_unmap(nd, mem->iova);
+		neuron_hw_dma_unmap(nd, mem->iova);
 		mem->iova = 0;
 	}
 }
@@ -228,7 +229,7 @@ static int neuron_dram_alloc(struct neuron_device *nd, struct neuron_mem *mem,
 	}
 	if (ret)
 		return ret;
-	ret = nd->hal->ops->dram_alloc(nd, mem);
+	ret = neuron_hw_dram_alloc(nd, mem);
 	if (ret) {
 		neuron_dram_unplace(nd, mem);
 		return ret;
@@ -254,7 +255,7 @@ static int neuron_host_alloc(struct neuron_device *nd, struct neuron_mem *mem)
 	mem->pages = neuron_pages_alloc(mem->npages);
 	if (!mem->pages)
 		goto err_uncharge;
-	ret = nd->hal->ops->dma_map(nd, mem->pages, mem->npages, &mem->iova);
+	ret = neuron_hw_dma_map(nd, mem->pages, mem->npages, &mem->iova);
 	if (ret) {
 		neuron_pages_free(mem->pages, mem->npages);
 		goto err_uncharge;

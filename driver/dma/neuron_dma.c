@@ -23,6 +23,7 @@
 #include <linux/slab.h>
 
 #include "../neuron_drv.h"
+#include "../neuron_hw.h"
 #include "neuron_desc.h"
 #include "neuron_dma.h"
 
@@ -80,7 +81,7 @@ static void neuron_job_unmap(struct neuron_device *nd, struct neuron_hw_res *res
 {
 	struct neuron_job *job = container_of(res, struct neuron_job, iova_res);
 
-	nd->hal->ops->dma_unmap(nd, job->iova);
+	neuron_hw_dma_unmap(nd, job->iova);
 	job->iova = 0;
 }
 
@@ -98,7 +99,7 @@ int neuron_job_map(struct neuron_job *job)
 
 	if (!neuron_dev_enter(nd, &idx))
 		return -ENODEV;
-	ret = nd->hal->ops->dma_map(nd, job->pages, job->npages, &job->iova);
+	ret = neuron_hw_dma_map(nd, job->pages, job->npages, &job->iova);
 	if (!ret)
 		neuron_hw_res_add(nd, &job->iova_res, neuron_job_unmap);
 	neuron_dev_exit(nd, idx);
@@ -276,7 +277,7 @@ static int neuron_dma_queue_program(struct neuron_dma_queue *q)
 	q->progress = 0;
 	q->error = 0;
 	spin_unlock_irq(&q->lock);
-	return nd->hal->ops->dma_queue_start(nd, &cfg);
+	return neuron_hw_dma_queue_start(nd, &cfg);
 }
 
 /* Fail every pending job of @q with @status. Called with submit_lock held. */
@@ -318,8 +319,8 @@ static void neuron_dma_queue_reset(struct neuron_dma_queue *q)
 		mutex_unlock(&q->submit_lock);
 		return;
 	}
-	nd->hal->ops->dma_queue_stop(nd, q->engine, 0);
-	nd->hal->ops->irq_sync(nd, NEURON_IRQ_DMA(nc->index));
+	neuron_hw_dma_queue_stop(nd, q->engine, 0);
+	neuron_hw_irq_sync(nd, NEURON_IRQ_DMA(nc->index));
 	cancel_delayed_work(&q->hang_work);
 	spin_lock_irq(&q->lock);
 	err = q->error;
@@ -407,7 +408,7 @@ static void neuron_dma_queue_hw_free(struct neuron_dma_queue *q)
 	struct neuron_device *nd = q->nd;
 
 	if (q->pattern) {
-		nd->hal->ops->dma_unmap(nd, q->pattern_iova);
+		neuron_hw_dma_unmap(nd, q->pattern_iova);
 		__free_page(q->pattern);
 		q->pattern = NULL;
 		q->pattern_byte = -1;
@@ -451,7 +452,7 @@ static struct neuron_dma_queue *neuron_dma_queue_create(struct neuron_nc *nc)
 	ret = neuron_ring_alloc(nd, &q->status, 1, sizeof(struct neuron_dma_status));
 	if (ret)
 		goto err_rx;
-	ret = nd->hal->ops->irq_request(nd, NEURON_IRQ_DMA(nc->index),
+	ret = neuron_hw_irq_request(nd, NEURON_IRQ_DMA(nc->index),
 					neuron_dma_irq, q);
 	if (ret)
 		goto err_status;
@@ -463,7 +464,7 @@ static struct neuron_dma_queue *neuron_dma_queue_create(struct neuron_nc *nc)
 	return q;
 
 err_irq:
-	nd->hal->ops->irq_free(nd, NEURON_IRQ_DMA(nc->index));
+	neuron_hw_irq_free(nd, NEURON_IRQ_DMA(nc->index));
 err_status:
 	neuron_ring_free(nd, &q->status);
 err_rx:
@@ -542,7 +543,7 @@ static void neuron_dma_kick(struct neuron_dma_queue *q)
 	spin_unlock_irq(&q->lock);
 	/* Descriptors (coherent memory) before the doorbell, MMIO included. */
 	wmb();
-	q->nd->hal->ops->dma_queue_kick(q->nd, q->engine, 0, q->prod);
+	neuron_hw_dma_queue_kick(q->nd, q->engine, 0, q->prod);
 	mod_delayed_work(system_wq, &q->hang_work, neuron_job_timeout());
 }
 
@@ -601,7 +602,7 @@ static int neuron_dma_pattern(struct neuron_dma_queue *q, u8 value, int *idx)
 		q->pattern = alloc_page(GFP_KERNEL | __GFP_ZERO);
 		if (!q->pattern)
 			return -ENOMEM;
-		ret = nd->hal->ops->dma_map(nd, &q->pattern, 1, &q->pattern_iova);
+		ret = neuron_hw_dma_map(nd, &q->pattern, 1, &q->pattern_iova);
 		if (ret) {
 			__free_page(q->pattern);
 			q->pattern = NULL;
@@ -760,10 +761,10 @@ void neuron_dma_unplug(struct neuron_device *nd)
 		 * (a reset waiting for it would deadlock the cancel); then the
 		 * engine stops and every job not retired fails with -ENODEV.
 		 */
-		nd->hal->ops->irq_free(nd, NEURON_IRQ_DMA(i));
+		neuron_hw_irq_free(nd, NEURON_IRQ_DMA(i));
 		cancel_delayed_work_sync(&q->hang_work);
 		cancel_work_sync(&q->retire_work);
-		nd->hal->ops->dma_queue_stop(nd, q->engine, 0);
+		neuron_hw_dma_queue_stop(nd, q->engine, 0);
 		mutex_lock(&q->submit_lock);
 		neuron_dma_fail_pending(q, -ENODEV);
 		neuron_dma_queue_hw_free(q);

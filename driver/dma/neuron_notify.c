@@ -54,6 +54,7 @@
 #include <kunit/visibility.h>
 
 #include "../neuron_compat.h"
+#include "../neuron_hw.h"
 #include "neuron_notify.h"
 
 #define NEURON_NOTIFY_SLOT_PGSHIFT	(NEURON_NOTIFY_MMAP_SHIFT - PAGE_SHIFT)
@@ -324,7 +325,7 @@ static int neuron_notify_irq_get(struct neuron_device *nd,
 
 	if (nn->irq_users[nc]++)
 		return 0;
-	ret = nd->hal->ops->irq_request(nd, NEURON_IRQ_NOTIFY(nc), neuron_notify_irq,
+	ret = neuron_hw_irq_request(nd, NEURON_IRQ_NOTIFY(nc), neuron_notify_irq,
 					nn->q[nc]);
 	if (ret)
 		nn->irq_users[nc]--;
@@ -335,7 +336,7 @@ static void neuron_notify_irq_put(struct neuron_device *nd,
 				  struct neuron_notify_dev *nn, u32 nc)
 {
 	if (!--nn->irq_users[nc])
-		nd->hal->ops->irq_free(nd, NEURON_IRQ_NOTIFY(nc));
+		neuron_hw_irq_free(nd, NEURON_IRQ_NOTIFY(nc));
 }
 
 /* ---- setup and teardown ---- */
@@ -370,9 +371,9 @@ static void neuron_notify_stop(struct neuron_notify_dev *nn,
 	struct eventfd_ctx *efd;
 
 	efd = neuron_notify_deactivate(q);
-	nd->hal->ops->notify_fini(nd, q->nc, q->type);
+	neuron_hw_notify_fini(nd, q->nc, q->type);
 	neuron_notify_irq_put(nd, nn, q->nc);
-	nd->hal->ops->dma_unmap(nd, q->iova);
+	neuron_hw_dma_unmap(nd, q->iova);
 	neuron_notify_ring_put(q->ring);
 	q->ring = NULL;
 	q->iova = 0;
@@ -426,7 +427,7 @@ int neuron_ioctl_notify_setup(struct neuron_file *nf, void *arg)
 	ret = -ENOSPC;
 	if (max_queues && nf->nqueues >= max_queues)
 		goto err_unlock;
-	ret = nd->hal->ops->dma_map(nd, ring->pages, ring->npages, &iova);
+	ret = neuron_hw_dma_map(nd, ring->pages, ring->npages, &iova);
 	if (ret)
 		goto err_unlock;
 	ret = neuron_notify_irq_get(nd, nn, s->nc);
@@ -445,11 +446,11 @@ int neuron_ioctl_notify_setup(struct neuron_file *nf, void *arg)
 	q->gen++;
 	q->active = true;
 	spin_unlock_irq(&q->lock);
-	ret = nd->hal->ops->notify_init(nd, s->nc, s->type, iova, s->entries);
+	ret = neuron_hw_notify_init(nd, s->nc, s->type, iova, s->entries);
 	if (ret) {
 		/* Undo by hand: the eventfd is still the caller's to drop. */
 		neuron_notify_deactivate(q);
-		nd->hal->ops->notify_fini(nd, s->nc, s->type);
+		neuron_hw_notify_fini(nd, s->nc, s->type);
 		neuron_notify_irq_put(nd, nn, s->nc);
 		goto err_unmap;
 	}
@@ -464,7 +465,7 @@ int neuron_ioctl_notify_setup(struct neuron_file *nf, void *arg)
 	return 0;
 
 err_unmap:
-	nd->hal->ops->dma_unmap(nd, iova);
+	neuron_hw_dma_unmap(nd, iova);
 err_unlock:
 	mutex_unlock(&nn->lock);
 	neuron_notify_ring_put(ring);
@@ -597,7 +598,7 @@ int neuron_ioctl_notify_wait(struct neuron_file *nf, void *arg)
 	}
 	gen = q->gen;
 	spin_unlock_irq(&q->lock);
-	if (advance && nd->hal->ops->notify_consume(nd, w->nc, w->type, w->consumed)) {
+	if (advance && neuron_hw_notify_consume(nd, w->nc, w->type, w->consumed)) {
 		/* The device refused an index the driver found valid. */
 		spin_lock_irq(&q->lock);
 		q->error = -EIO;

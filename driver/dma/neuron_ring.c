@@ -6,6 +6,7 @@
 #include <linux/mm.h>
 
 #include "../neuron_drv.h"
+#include "../neuron_hw.h"
 #include "neuron_ring.h"
 
 int neuron_ring_alloc(struct neuron_device *nd, struct neuron_ring *r,
@@ -16,11 +17,11 @@ int neuron_ring_alloc(struct neuron_device *nd, struct neuron_ring *r,
 	r->entries = entries;
 	r->esize = esize;
 	r->size = PAGE_ALIGN((size_t)entries * esize);
-	return nd->hal->ops->coherent_alloc(nd, r->size, &r->va, &r->iova,
+	return neuron_hw_coherent_alloc(nd, r->size, &r->va, &r->iova,
 					    &r->cookie);
 }
 
 void neuron_ring_free(struct neuron_device *nd, struct neuron_ring *r)
 {
-	nd->hal->ops->coherent_free(nd, r->size, r->va, r->iova, r->cookie);
+	neuron_hw_coherent_free(nd, r->size, r->va, r->iova, r->cookie);
 }

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * neuron: the calls from the core into a device's backend (PCI or the
+ * simulator), one small wrapper per op of struct ndhal_ops, so that no
+ * caller reaches into nd->hal->ops itself. The ops a capability needs are
+ * checked once when the device is created (neuron_hal_check()); the
+ * optional ones (init, fini) are tested here. Calls that may reach the
+ * hardware are made inside the removal guard (docs/locking.md), except the
+ * release paths listed there.
+ */
+#ifndef _NEURON_HW_H
+#define _NEURON_HW_H
+
+#include "neuron_drv.h"
+
+static inline const char *neuron_hw_name(struct neuron_device *nd)
+{
+	return nd->hal->ops->name;
+}
+
+static inline int neuron_hw_init(struct neuron_device *nd)
+{
+	return nd->hal->ops->init ? nd->hal->ops->init(nd) : 0;
+}
+
+static inline void neuron_hw_fini(struct neuron_device *nd)
+{
+	if (nd->hal->ops->fini)
+		nd->hal->ops->fini(nd);
+}
+
+static inline int neuron_hw_dram_alloc(struct neuron_device *nd,
+				       struct neuron_mem *mem)
+{
+	return nd->hal->ops->dram_alloc(nd, mem);
+}
+
+static inline void neuron_hw_dram_free(struct neuron_device *nd,
+				       struct neuron_mem *mem)
+{
+	nd->hal->ops->dram_free(nd, mem);
+}
+
+static inline int neuron_hw_dma_map(struct neuron_device *nd, struct page **pages,
+				    unsigned long npages, u64 *iova)
+{
+	return nd->hal->ops->dma_map(nd, pages, npages, iova);
+}
+
+static inline void neuron_hw_dma_unmap(struct neuron_device *nd, u64 iova)
+{
+	nd->hal->ops->dma_unmap(nd, iova);
+}
+
+static inline int neuron_hw_coherent_alloc(struct neuron_device *nd, size_t size,
+					   void **va, u64 *iova, void **cookie)
+{
+	return nd->hal->ops->coherent_alloc(nd, size, va, iova, cookie);
+}
+
+static inline void neuron_hw_coherent_free(struct neuron_device *nd, size_t size,
+					   void *va, u64 iova, void *cookie)
+{
+	nd->hal->ops->coherent_free(nd, size, va, iova, cookie);
+}
+
+static inline int neuron_hw_irq_request(struct neuron_device *nd,
+					unsigned int vector,
+					irq_handler_t handler, void *data)
+{
+	return nd->hal->ops->irq_request(nd, vector, handler, data);
+}
+
+static inline void neuron_hw_irq_free(struct neuron_device *nd,
+				      unsigned int vector)
+{
+	nd->hal->ops->irq_free(nd, vector);
+}
+
+static inline void neuron_hw_irq_sync(struct neuron_device *nd,
+				      unsigned int vector)
+{
+	nd->hal->ops->irq_sync(nd, vector);
+}
+
+static inline int neuron_hw_dma_queue_start(struct neuron_device *nd,
+					    const struct ndhal_dma_queue_cfg *cfg)
+{
+	return nd->hal->ops->dma_queue_start(nd, cfg);
+}
+
+static inline void neuron_hw_dma_queue_kick(struct neuron_device *nd, u32 engine,
+					    u32 queue, u32 prod)
+{
+	nd->hal->ops->dma_queue_kick(nd, engine, queue, prod);
+}
+
+static inline void neuron_hw_dma_queue_stop(struct neuron_device *nd, u32 engine,
+					    u32 queue)
+{
+	nd->hal->ops->dma_queue_stop(nd, engine, queue);
+}
+
+static inline int neuron_hw_notify_init(struct neuron_device *nd, u32 nc,
+					u32 type, u64 iova, u32 entries)
+{
+	return nd->hal->ops->notify_init(nd, nc, type, iova, entries);
+}
+
+static inline void neuron_hw_notify_fini(struct neuron_device *nd, u32 nc,
+					 u32 type)
+{
+	nd->hal->ops->notify_fini(nd, nc, type);
+}
+
+static inline int neuron_hw_notify_consume(struct neuron_device *nd, u32 nc,
+					   u32 type, u32 tail)
+{
+	return nd->hal->ops->notify_consume(nd, nc, type, tail);
+}
+
+#endif /* _NEURON_HW_H */

@@ -286,8 +286,8 @@ static int neuron_copy_user_sync(struct neuron_file *nf, struct neuron_mem *mem,
 /*
  * Asynchronously: the call returns before the device is done, so the whole
  * range is pinned at once (long term) and charged to the caller's pinned
- * memory (neuron_pin_charge()) until the job retires. It is one job in one submission: a queue reset
- * cannot fall between its parts.
+ * memory (neuron_pin_charge()) until the job retires. It is one job in one
+ * submission: a queue reset cannot fall between its parts.
  */
 static int neuron_copy_user_async(struct neuron_file *nf, struct neuron_mem *mem,
 				  struct neuron_dma_queue *q, u64 dev,

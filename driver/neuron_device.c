@@ -21,7 +21,9 @@
  */
 #include <linux/fs.h>
 #include <linux/idr.h>
+#include <linux/hrtimer.h>
 #include <linux/kdev_t.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/srcu.h>
 
@@ -53,6 +55,28 @@ static void neuron_device_release(struct device *dev)
 	ida_free(&neuron_minor_ida, nd->minor);
 	put_device(nd->parent);
 	kfree(nd);
+}
+
+/**
+ * neuron_wait_step() - one round of a wait with an absolute deadline
+ * @deadline: CLOCK_MONOTONIC, KTIME_MAX for none.
+ * @intr: stop on any signal (-ERESTARTSYS: deadlines are absolute, so a
+ *	restarted call waits no longer), else only on a fatal one (-EINTR).
+ *
+ * The caller set its task state (TASK_INTERRUPTIBLE or TASK_KILLABLE) and
+ * found its condition false; whoever makes it true wakes the task.
+ * Return: 0 after a sleep (check the condition again), -ERESTARTSYS,
+ * -EINTR or -ETIME.
+ */
+int neuron_wait_step(ktime_t deadline, bool intr)
+{
+	if (intr ? signal_pending(current) : fatal_signal_pending(current))
+		return intr ? -ERESTARTSYS : -EINTR;
+	if (ktime_compare(ktime_get(), deadline) >= 0)
+		return -ETIME;
+	schedule_hrtimeout_range(&deadline, current->timer_slack_ns,
+				 HRTIMER_MODE_ABS);
+	return 0;
 }
 
 /**

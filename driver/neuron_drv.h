@@ -11,6 +11,7 @@
 #include <linux/cdev.h>
 #include <linux/device.h>
 #include <linux/kref.h>
+#include <linux/ktime.h>
 #include <linux/maple_tree.h>
 #include <linux/mm_types.h>
 #include <linux/mutex.h>
@@ -218,7 +219,7 @@ struct neuron_device {
  * @handles: handle -> struct neuron_mem; each entry holds a reference.
  * @nhandles: entries in @handles.
  * @usage: memory of the file's live handles.
- * @reqs: sequence number -> struct neuron_dma_req of asynchronous calls
+ * @reqs: sequence number -> struct neuron_job of asynchronous calls
  *	not yet collected by WAIT; each entry holds a reference.
  * @next_seqno: cursor of the cyclic sequence number allocation.
  * @nreqs: entries in @reqs.
@@ -361,6 +362,7 @@ static inline struct neuron_nc *neuron_nc_get(struct neuron_device *nd, u32 nc)
 	return &nd->nc[array_index_nospec(nc, nd->hal->arch->nc_count)];
 }
 
+int neuron_wait_step(ktime_t deadline, bool intr);
 void neuron_hw_res_add(struct neuron_device *nd, struct neuron_hw_res *res,
 		       void (*release)(struct neuron_device *nd,
 				       struct neuron_hw_res *res));

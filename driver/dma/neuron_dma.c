@@ -200,21 +200,9 @@ int neuron_job_wait(struct neuron_job *job, ktime_t deadline, bool intr)
 		set_current_state(intr ? TASK_INTERRUPTIBLE : TASK_KILLABLE);
 		if (neuron_job_done(job))
 			break;
-		if (intr && signal_pending(current)) {
-			/* Deadlines are absolute: a restart is harmless. */
-			ret = -ERESTARTSYS;
+		ret = neuron_wait_step(deadline, intr);
+		if (ret)
 			break;
-		}
-		if (!intr && fatal_signal_pending(current)) {
-			ret = -EINTR;
-			break;
-		}
-		if (ktime_compare(ktime_get(), deadline) >= 0) {
-			ret = -ETIME;
-			break;
-		}
-		schedule_hrtimeout_range(&deadline, current->timer_slack_ns,
-					 HRTIMER_MODE_ABS);
 	}
 	__set_current_state(TASK_RUNNING);
 	dma_fence_remove_callback(&job->fence, &w.cb);
@@ -453,7 +441,7 @@ static struct neuron_dma_queue *neuron_dma_queue_create(struct neuron_nc *nc)
 	if (ret)
 		goto err_rx;
 	ret = neuron_hw_irq_request(nd, NEURON_IRQ_DMA(nc->index),
-					neuron_dma_irq, q);
+				    neuron_dma_irq, q);
 	if (ret)
 		goto err_status;
 	mutex_lock(&q->submit_lock);

@@ -326,7 +326,7 @@ static int neuron_notify_irq_get(struct neuron_device *nd,
 	if (nn->irq_users[nc]++)
 		return 0;
 	ret = neuron_hw_irq_request(nd, NEURON_IRQ_NOTIFY(nc), neuron_notify_irq,
-					nn->q[nc]);
+				    nn->q[nc]);
 	if (ret)
 		nn->irq_users[nc]--;
 	return ret;
@@ -540,17 +540,9 @@ static int neuron_notify_sleep(struct neuron_notify_queue *q, u32 gen,
 		ret = neuron_notify_check(q, gen, consumed, head, overflow);
 		if (ret)
 			break;
-		if (signal_pending(current)) {
-			/* The deadline is absolute: restarting is harmless. */
-			ret = -ERESTARTSYS;
+		ret = neuron_wait_step(deadline, true);
+		if (ret)
 			break;
-		}
-		if (ktime_compare(ktime_get(), deadline) >= 0) {
-			ret = -ETIME;
-			break;
-		}
-		schedule_hrtimeout_range(&deadline, current->timer_slack_ns,
-					 HRTIMER_MODE_ABS);
 	}
 	finish_wait(&q->wait, &wait);
 	return ret < 0 ? ret : 0;

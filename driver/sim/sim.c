@@ -376,6 +376,7 @@ static int neuron_sim_create(u32 id, const struct ndhal *hal, u32 mem_mb)
 	struct neuron_sim_dev *sd;
 	int i, ret;
 
+	lockdep_assert_held(&neuron_sim_lock);
 	if (neuron_sim_closing)
 		return -ENODEV;
 	if (neuron_sim_find(id))
@@ -430,6 +431,7 @@ err_put:
 /* Destroy a simulated device. Called with neuron_sim_lock held. */
 static void neuron_sim_destroy(struct neuron_sim_dev *sd)
 {
+	lockdep_assert_held(&neuron_sim_lock);
 	list_del(&sd->list);
 	/* Unbinds it first: the driver's remove runs. */
 	device_unregister(&sd->dev);

@@ -348,19 +348,6 @@ static long span_kb(const void *p, size_t len)
 	return (end - first) / 1024;
 }
 
-/* Wait up to 2 s for VmPin to come back to @kb; returns the last value. */
-static long vm_pinned_settles(long kb)
-{
-	long now = neuron_vm_pinned_kb();
-	int i;
-
-	for (i = 0; i < 200 && now != kb; i++) {
-		neuron_sleep_ms(10);
-		now = neuron_vm_pinned_kb();
-	}
-	return now;
-}
-
 /*
  * Asynchronous copies from and to user memory, at odd offsets and over
  * many descriptors: the bytes arrive, the pages are charged to VmPin while
@@ -413,7 +400,7 @@ TEST_F(copy, async_user_pointer_charged_while_in_flight)
 	EXPECT_EQ(base + span_kb(self->b, 8192), neuron_vm_pinned_kb());
 	close(fd2);
 	ASSERT_EQ(0, neuron_sim_knob(&self->node, "dma_latency_us", "0"));
-	EXPECT_EQ(base, vm_pinned_settles(base));
+	EXPECT_EQ(base, neuron_vm_pinned_wait(base));
 	/* The new object was zeroed, and the device wrote it to b. */
 	EXPECT_EQ(0, self->b[0]);
 	EXPECT_EQ(0, memcmp(self->b, self->b + 1, 8191));

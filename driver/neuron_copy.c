@@ -143,10 +143,10 @@ static int neuron_copy_run(struct neuron_file *nf, struct neuron_dma_queue *q,
 }
 
 /* A job using @mem (the reference passes to the job). */
-static struct neuron_job *neuron_copy_job(struct neuron_device *nd,
+static struct neuron_job *neuron_copy_job(struct neuron_dma_queue *q,
 					  struct neuron_mem *mem)
 {
-	struct neuron_job *job = neuron_job_alloc(nd);
+	struct neuron_job *job = neuron_job_alloc(q);
 
 	if (!job) {
 		neuron_mem_put(mem);
@@ -164,37 +164,41 @@ static struct neuron_dma_queue *neuron_copy_queue(struct neuron_mem *mem)
 
 static int neuron_copy_objects(struct neuron_file *nf, struct neuron_copy *c)
 {
-	struct neuron_device *nd = nf->nd;
 	struct neuron_dma_seg seg = { .len = c->size };
+	struct neuron_mem *src, *dst = NULL;
 	struct neuron_dma_queue *q;
 	struct neuron_job *job;
-	struct neuron_mem *src;
-	int ret;
+	int ret = -ENOENT;
 
 	src = neuron_mem_lookup(nf, c->src_handle);
-	if (!src)
-		return -ENOENT;
-	job = neuron_copy_job(nd, src);
-	if (!job)
-		return -ENOMEM;
-	job->mem[1] = neuron_mem_lookup(nf, c->dst_handle);
-	ret = -ENOENT;
-	if (!job->mem[1])
+	if (src)
+		dst = neuron_mem_lookup(nf, c->dst_handle);
+	if (!dst)
 		goto err;
 	ret = neuron_copy_addr(src, c->src_offset, c->size, &seg.src);
 	if (!ret)
-		ret = neuron_copy_addr(job->mem[1], c->dst_offset, c->size, &seg.dst);
+		ret = neuron_copy_addr(dst, c->dst_offset, c->size, &seg.dst);
 	if (ret)
 		goto err;
-	q = neuron_copy_queue(job->mem[1]);
+	q = neuron_copy_queue(dst);
 	if (IS_ERR(q)) {
 		ret = PTR_ERR(q);
 		goto err;
 	}
+	/* The job takes both references. */
+	job = neuron_copy_job(q, src);
+	if (!job) {
+		neuron_mem_put(dst);
+		return -ENOMEM;
+	}
+	job->mem[1] = dst;
 	return neuron_copy_run(nf, q, job, &seg, c->flags & NEURON_COPY_ASYNC,
 			       &c->seqno);
 err:
-	neuron_job_put(job);
+	if (dst)
+		neuron_mem_put(dst);
+	if (src)
+		neuron_mem_put(src);
 	return ret;
 }
 
@@ -253,7 +257,7 @@ static int neuron_copy_user_sync(struct neuron_file *nf, struct neuron_mem *mem,
 				NEURON_COPY_WINDOW_PAGES * PAGE_SIZE - offset_in_page(ua));
 
 		kref_get(&mem->ref);
-		job = neuron_copy_job(nd, mem);
+		job = neuron_copy_job(q, mem);
 		if (!job) {
 			ret = -ENOMEM;
 			break;
@@ -298,7 +302,7 @@ static int neuron_copy_user_async(struct neuron_file *nf, struct neuron_mem *mem
 	int ret;
 
 	kref_get(&mem->ref);
-	job = neuron_copy_job(nf->nd, mem);
+	job = neuron_copy_job(q, mem);
 	if (!job)
 		return -ENOMEM;
 	ret = neuron_pin_charge(&job->charge, neuron_user_pages(uaddr, c->size));
@@ -373,18 +377,18 @@ int neuron_ioctl_memset(struct neuron_file *nf, void *arg)
 	mem = neuron_mem_lookup(nf, m->handle);
 	if (!mem)
 		return -ENOENT;
-	job = neuron_copy_job(nd, mem);
-	if (!job)
-		return -ENOMEM;
 	seg.value = m->value;
 	ret = neuron_copy_addr(mem, m->offset, m->size, &seg.dst);
 	q = ret ? NULL : neuron_copy_queue(mem);
 	if (IS_ERR(q))
 		ret = PTR_ERR(q);
 	if (ret) {
-		neuron_job_put(job);
+		neuron_mem_put(mem);
 		return ret;
 	}
+	job = neuron_copy_job(q, mem);
+	if (!job)
+		return -ENOMEM;
 	return neuron_copy_run(nf, q, job, &seg, m->flags & NEURON_COPY_ASYNC,
 			       &m->seqno);
 }

@@ -124,23 +124,20 @@ static const struct dma_fence_ops neuron_fence_ops = {
 };
 
 /*
- * The fences' lock is a dummy until the job is submitted: a job's fence
- * is private to its submitter until then, and dma_fence_init() needs one.
+ * A new job for queue @q, owned by the caller (one reference). Its fence
+ * takes the queue's lock and context now, and its seqno when it is queued
+ * (in queue order, under the queue's locks): until then nobody else sees it.
  */
-static DEFINE_SPINLOCK(neuron_fence_unqueued_lock);
-
-/* A new job on @nd, owned by the caller (one reference). */
-struct neuron_job *neuron_job_alloc(struct neuron_device *nd)
+struct neuron_job *neuron_job_alloc(struct neuron_dma_queue *q)
 {
 	struct neuron_job *job = kzalloc(sizeof(*job), GFP_KERNEL);
 
 	if (!job)
 		return NULL;
-	dma_fence_init(&job->fence, &neuron_fence_ops, &neuron_fence_unqueued_lock,
-		       0, 0);
+	dma_fence_init(&job->fence, &neuron_fence_ops, &q->lock, q->fence_ctx, 0);
 	INIT_LIST_HEAD(&job->node);
-	job->nd = nd;
-	get_device(&nd->dev);
+	job->nd = q->nd;
+	get_device(&job->nd->dev);
 	return job;
 }
 
@@ -627,8 +624,6 @@ static void neuron_dma_queue_job(struct neuron_dma_queue *q, struct neuron_job *
 	stopped = q->stopped;
 	if (!stopped) {
 		/* Fences of one context signal in order: the queue's order. */
-		job->fence.lock = &q->lock;
-		job->fence.context = q->fence_ctx;
 		job->fence.seqno = ++q->fence_seqno;
 		list_add_tail(&job->node, &q->pending);
 	}

@@ -175,7 +175,7 @@ struct neuron_dma_queue {
 extern unsigned int neuron_job_timeout_ms;
 
 struct neuron_dma_queue *neuron_dma_queue_get(struct neuron_nc *nc);
-struct neuron_job *neuron_job_alloc(struct neuron_device *nd);
+struct neuron_job *neuron_job_alloc(struct neuron_dma_queue *q);
 void neuron_job_put(struct neuron_job *job);
 int neuron_dma_submit(struct neuron_dma_queue *q, struct neuron_job *job,
 		      const struct neuron_dma_seg *seg);

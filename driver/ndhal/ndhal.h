@@ -96,7 +96,12 @@ struct ndhal_dma_queue_cfg {
  * @dram_free: undo @dram_alloc; called when the last user of @mem is gone,
  *	possibly after the device was removed.
  * @dma_map: make @npages host pages reachable by the device at one
- *	contiguous device-side address range starting at *@iova.
+ *	contiguous device-side address range starting at *@iova. The
+ *	mapping must be coherent (the CPU and the device see each other's
+ *	writes without cache maintenance, as on x86 PCIe): userspace reads
+ *	and writes mapped host objects and notification rings directly, with
+ *	no point where the driver could sync. Descriptor rings and status
+ *	words use @coherent_alloc.
  * @dma_unmap: undo @dma_map of the range starting at @iova.
  * @irq_request: call @handler (hard interrupt context) when the device
  *	raises interrupt @vector (NEURON_IRQ_*).

@@ -110,7 +110,7 @@ check "selftests/neuron-info build" "$ok" "$RUN/progs-build.log"
 # neuron_fault needs fault injection: only the debug kernel has it (on the
 # Debian kernels it would skip, and a skip is a failure in the VM). The
 # 32-bit builds (neuron_*_32) run after the 64-bit ones, on kernels with
-# IA32 emulation (Debian's; the debug kernel has none, see debug_tier).
+# IA32 emulation (Debian's and the debug kernel, see debug_tier).
 progs=() fault=() progs32=() fault32=()
 for p in "$PROGS"/neuron_* "$PROGS/neuron-info"; do
 	if [ "${p##*/}" = neuron_fault ]; then fault=("$p"); else progs+=("$p"); fi

@@ -59,6 +59,12 @@ static const struct neuron_ioctl_desc neuron_ioctls[] = {
 	NEURON_IOCTL_DEF(NOTIFY_WAIT, neuron_ioctl_notify_wait,
 			 offsetofend(struct neuron_notify_wait, reserved),
 			 NEURON_IOCTL_WRITE | NEURON_IOCTL_UNGUARDED),
+	NEURON_IOCTL_DEF(NC_RESERVE, neuron_ioctl_nc_reserve,
+			 offsetofend(struct neuron_nc_reserve, pad),
+			 NEURON_IOCTL_WRITE),
+	NEURON_IOCTL_DEF(NC_RELEASE, neuron_ioctl_nc_release,
+			 offsetofend(struct neuron_nc_reserve, pad),
+			 NEURON_IOCTL_WRITE),
 	NEURON_IOCTL_DEF(NOTIFY_TEARDOWN, neuron_ioctl_notify_teardown,
 			 offsetofend(struct neuron_notify_teardown, pad),
 			 NEURON_IOCTL_WRITE),
@@ -73,6 +79,7 @@ static_assert(sizeof(struct neuron_wait) <= NEURON_IOCTL_ARG_MAX);
 static_assert(sizeof(struct neuron_notify_setup) <= NEURON_IOCTL_ARG_MAX);
 static_assert(sizeof(struct neuron_notify_wait) <= NEURON_IOCTL_ARG_MAX);
 static_assert(sizeof(struct neuron_notify_teardown) <= NEURON_IOCTL_ARG_MAX);
+static_assert(sizeof(struct neuron_nc_reserve) <= NEURON_IOCTL_ARG_MAX);
 
 /**
  * neuron_ioctl_lookup() - find the table entry of an ioctl command
@@ -164,6 +171,7 @@ static int neuron_release(struct inode *inode, struct file *file)
 {
 	struct neuron_file *nf = file->private_data;
 
+	neuron_nc_file_release(nf);
 	neuron_notify_file_release(nf);
 	neuron_file_copy_release(nf);
 	neuron_file_mem_release(nf);

@@ -156,9 +156,17 @@ static struct neuron_job *neuron_copy_job(struct neuron_dma_queue *q,
 	return job;
 }
 
-/* The kernel queue of the NC that @mem is charged to. */
-static struct neuron_dma_queue *neuron_copy_queue(struct neuron_mem *mem)
+/*
+ * The kernel queue of the NC that @mem is charged to, if @nf may use that
+ * NC (nobody else reserved it).
+ */
+static struct neuron_dma_queue *neuron_copy_queue(struct neuron_file *nf,
+						  struct neuron_mem *mem)
 {
+	int ret = neuron_nc_access(nf, mem->nc);
+
+	if (ret)
+		return ERR_PTR(ret);
 	return neuron_dma_queue_get(neuron_nc_get(mem->nd, mem->nc));
 }
 
@@ -178,9 +186,11 @@ static int neuron_copy_objects(struct neuron_file *nf, struct neuron_copy *c)
 	ret = neuron_copy_addr(src, c->src_offset, c->size, &seg.src);
 	if (!ret)
 		ret = neuron_copy_addr(dst, c->dst_offset, c->size, &seg.dst);
+	if (!ret)
+		ret = neuron_nc_access(nf, src->nc);
 	if (ret)
 		goto err;
-	q = neuron_copy_queue(dst);
+	q = neuron_copy_queue(nf, dst);
 	if (IS_ERR(q)) {
 		ret = PTR_ERR(q);
 		goto err;
@@ -332,7 +342,7 @@ static int neuron_copy_user(struct neuron_file *nf, struct neuron_copy *c)
 		return -ENOENT;
 	ret = neuron_copy_addr(mem, to_user ? c->src_offset : c->dst_offset,
 			       c->size, &dev);
-	q = ret ? NULL : neuron_copy_queue(mem);
+	q = ret ? NULL : neuron_copy_queue(nf, mem);
 	if (IS_ERR(q))
 		ret = PTR_ERR(q);
 	if (!ret && (c->flags & NEURON_COPY_ASYNC))
@@ -379,7 +389,7 @@ int neuron_ioctl_memset(struct neuron_file *nf, void *arg)
 		return -ENOENT;
 	seg.value = m->value;
 	ret = neuron_copy_addr(mem, m->offset, m->size, &seg.dst);
-	q = ret ? NULL : neuron_copy_queue(mem);
+	q = ret ? NULL : neuron_copy_queue(nf, mem);
 	if (IS_ERR(q))
 		ret = PTR_ERR(q);
 	if (ret) {

@@ -103,28 +103,17 @@ struct neuron_mem_counter {
 };
 
 /**
- * enum neuron_nc_state - life of a NeuronCore
- * @NEURON_NC_FREE: in service, nobody holds it.
- * @NEURON_NC_RESERVED: in service, held by a file (execution, later).
- * @NEURON_NC_RUNNING: in service, work queued on it.
- * @NEURON_NC_RESETTING: a reset is in progress: new work waits.
- * @NEURON_NC_FAILED: the reset failed; work is refused with -EIO.
- */
-enum neuron_nc_state {
-	NEURON_NC_FREE,
-	NEURON_NC_RESERVED,
-	NEURON_NC_RUNNING,
-	NEURON_NC_RESETTING,
-	NEURON_NC_FAILED,
-};
-
-/**
  * struct neuron_nc - one NeuronCore of a device
  * @nd: the device (not a reference: the NC lives inside it).
  * @index: its number on the device.
- * @lock: guards @state and the creation of @dma; taken before the DMA
- *	queue's submit_lock (docs/locking.md).
- * @state: see enum neuron_nc_state.
+ * @lock: guards @state, @owner, @owner_pid, @owner_uid and the creation
+ *	of @dma; taken before the DMA queue's submit_lock (docs/locking.md).
+ * @state: NEURON_NC_* of uapi/neuron.h (free, reserved, running,
+ *	resetting, failed).
+ * @owner: the file that reserved the NC, NULL while none (neuron_nc.c);
+ *	read without the lock only as a hint (READ_ONCE).
+ * @owner_pid: the thread group that reserved it (a reference), or NULL.
+ * @owner_uid: the reserver's effective uid.
  * @dma: the driver's DMA queue of this NC, made on first use; once set it
  *	stays until the device is released (removal only stops it).
  * @notify: the NC's notification queues (NEURON_NOTIFY_TYPES of them), or
@@ -138,7 +127,10 @@ struct neuron_nc {
 	struct neuron_device *nd;
 	u32 index;
 	struct mutex lock;		/* guards @state, @dma creation */
-	enum neuron_nc_state state;
+	u32 state;
+	struct neuron_file *owner;
+	struct pid *owner_pid;
+	kuid_t owner_uid;
 	struct neuron_dma_queue *dma;
 	struct neuron_notify_queue *notify;
 	struct neuron_mem_counter usage;
@@ -348,8 +340,7 @@ static inline bool neuron_dev_unplugged(struct neuron_device *nd)
 	return READ_ONCE(nd->unplugged);
 }
 
-static inline void neuron_nc_set_state(struct neuron_nc *nc,
-				       enum neuron_nc_state state)
+static inline void neuron_nc_set_state(struct neuron_nc *nc, u32 state)
 {
 	mutex_lock(&nc->lock);
 	nc->state = state;
@@ -367,6 +358,14 @@ void neuron_hw_res_add(struct neuron_device *nd, struct neuron_hw_res *res,
 		       void (*release)(struct neuron_device *nd,
 				       struct neuron_hw_res *res));
 void neuron_hw_res_put(struct neuron_device *nd, struct neuron_hw_res *res);
+
+/* neuron_nc.c */
+int neuron_nc_access(struct neuron_file *nf, u32 nc);
+void neuron_nc_file_release(struct neuron_file *nf);
+int neuron_ioctl_nc_reserve(struct neuron_file *nf, void *arg);
+int neuron_ioctl_nc_release(struct neuron_file *nf, void *arg);
+int neuron_query_nc_state(struct neuron_file *nf, struct neuron_query *q);
+void neuron_nc_reset_done(struct neuron_nc *nc, bool ok);
 
 /* neuron_cdev.c */
 extern const struct file_operations neuron_fops;
@@ -415,6 +414,7 @@ struct neuron_mem *neuron_mmap_offset_find(struct neuron_device *nd,
 #endif
 
 /* neuron_query.c */
+int neuron_query_answer(struct neuron_query *q, const void *answer, u32 len);
 void neuron_query_device(struct neuron_device *nd,
 			 struct neuron_device_info *info);
 int neuron_ioctl_query(struct neuron_file *nf, void *arg);

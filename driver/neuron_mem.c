@@ -381,6 +381,8 @@ int neuron_ioctl_mem_alloc(struct neuron_file *nf, void *arg)
 	if (!(nd->hal->caps & NEURON_CAP_MEM))
 		return -EOPNOTSUPP;
 	ret = neuron_mem_check(a, nd->hal->arch);
+	if (!ret)
+		ret = neuron_nc_access(nf, a->nc);
 	if (ret)
 		return ret;
 	size = PAGE_ALIGN(a->size);

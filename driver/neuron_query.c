@@ -21,8 +21,7 @@ static_assert(sizeof(struct neuron_mem_usage_nc) == 16);
  * Copy @len bytes of @answer to the caller's buffer, at most @q->size of
  * them, and report the whole size in @q->size.
  */
-static int neuron_query_answer(struct neuron_query *q, const void *answer,
-			       u32 len)
+int neuron_query_answer(struct neuron_query *q, const void *answer, u32 len)
 {
 	u32 n = min(q->size, len);
 
@@ -122,6 +121,8 @@ int neuron_ioctl_query(struct neuron_file *nf, void *arg)
 		return neuron_query_answer(q, &nf->nd->info, sizeof(nf->nd->info));
 	case NEURON_QUERY_MEM_USAGE:
 		return neuron_query_mem_usage(nf, q);
+	case NEURON_QUERY_NC_STATE:
+		return neuron_query_nc_state(nf, q);
 	}
 	return -EINVAL;
 }

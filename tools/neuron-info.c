@@ -33,6 +33,7 @@ static const struct bit_name cap_names[] = {
 	{ NEURON_CAP_MEM, "MEM" },
 	{ NEURON_CAP_COPY, "COPY" },
 	{ NEURON_CAP_NOTIFY, "NOTIFY" },
+	{ NEURON_CAP_RESERVE, "RESERVE" },
 };
 
 static const struct bit_name flag_names[] = {

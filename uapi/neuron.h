@@ -58,7 +58,9 @@
 #define NEURON_QUERY_DEVICE		0
 /** NEURON_QUERY_MEM_USAGE - fills a struct neuron_mem_usage. */
 #define NEURON_QUERY_MEM_USAGE		1
-#define NEURON_QUERY_COUNT		2
+/** NEURON_QUERY_NC_STATE - fills a struct neuron_nc_states (NEURON_CAP_RESERVE). */
+#define NEURON_QUERY_NC_STATE		2
+#define NEURON_QUERY_COUNT		3
 
 #define NEURON_NAME_LEN			32
 
@@ -537,5 +539,96 @@ struct neuron_notify_teardown {
 	_IOW(NEURON_IOCTL_MAGIC, 0x0a, struct neuron_notify_teardown)
 
 /* ---- end of notification queues ---- */
+
+/*
+ * ---- NeuronCore reservation (NEURON_CAP_RESERVE) ----
+ *
+ * A file reserves NeuronCores of its device for itself alone. While an NC
+ * is reserved, every call of another file that touches it (memory charged
+ * to it, copies through it, its notification queues) fails with -EBUSY;
+ * an NC nobody reserved stays open to every writable file. A reservation
+ * ends with NC_RELEASE or when the file is released (its last close: the
+ * exit of a killed owner releases it at once). NEURON_QUERY_NC_STATE tells
+ * who holds what.
+ */
+
+/** NEURON_CAP_RESERVE - NC_RESERVE, NC_RELEASE and NEURON_QUERY_NC_STATE. */
+#define NEURON_CAP_RESERVE		_BITULL(4)
+
+/* NeuronCore states (struct neuron_nc_state.state). */
+#define NEURON_NC_FREE			0	/* in service, not reserved */
+#define NEURON_NC_RESERVED		1	/* in service, reserved by a file */
+#define NEURON_NC_RUNNING		2	/* executing (reserved) */
+#define NEURON_NC_RESETTING		3	/* being reset after a hang or error */
+#define NEURON_NC_FAILED		4	/* out of service: a reset failed */
+
+/* struct neuron_nc_state.flags */
+/** NEURON_NC_STATE_MINE - reserved by the calling file. */
+#define NEURON_NC_STATE_MINE		_BITUL(0)
+/** NEURON_NC_STATE_OWNER - @owner_pid and @owner_uid are given. */
+#define NEURON_NC_STATE_OWNER		_BITUL(1)
+
+/**
+ * struct neuron_nc_state - one NeuronCore in %NEURON_QUERY_NC_STATE
+ * @state: Out: NEURON_NC_*.
+ * @flags: Out: NEURON_NC_STATE_* bits.
+ * @owner_pid: Out: the process (thread group, in the caller's pid
+ *	namespace) that reserved the NC; given (NEURON_NC_STATE_OWNER) only
+ *	to a caller of the same uid as the owner or with CAP_SYS_ADMIN, else 0.
+ * @owner_uid: Out: the owner's uid (in the caller's user namespace), given
+ *	under the same rule, else 0.
+ */
+struct neuron_nc_state {
+	__u32 state;
+	__u32 flags;
+	__s32 owner_pid;
+	__u32 owner_uid;
+};
+
+/**
+ * struct neuron_nc_states - answer of %NEURON_QUERY_NC_STATE
+ *
+ * The answer is this structure followed by @nc_count entries of struct
+ * neuron_nc_state, one per NeuronCore.
+ *
+ * @nc_count: Out: entries that follow.
+ * @pad: Out: zero.
+ */
+struct neuron_nc_states {
+	__u32 nc_count;
+	__u32 pad;
+};
+
+/**
+ * struct neuron_nc_reserve - argument of %NEURON_IOCTL_NC_RESERVE and
+ *	%NEURON_IOCTL_NC_RELEASE
+ * @nc_mask: In: the NeuronCores, bit n for NC n; at least one, all below
+ *	nc_count.
+ * @flags: In: must be 0.
+ * @pad: In: must be 0.
+ */
+struct neuron_nc_reserve {
+	__u64 nc_mask;
+	__u32 flags;
+	__u32 pad;
+};
+
+/*
+ * NEURON_IOCTL_NC_RESERVE: reserve every NC of @nc_mask for this file, all
+ * or none; NCs the file already holds are kept. Errors: -EINVAL (fields),
+ * -EOPNOTSUPP (no NEURON_CAP_RESERVE), -EBUSY (an NC is held by another
+ * file), -EIO (an NC is out of service), -EBADF (file not opened for
+ * writing), -ENODEV.
+ */
+#define NEURON_IOCTL_NC_RESERVE	_IOW(NEURON_IOCTL_MAGIC, 0x0b, struct neuron_nc_reserve)
+
+/*
+ * NEURON_IOCTL_NC_RELEASE: release every NC of @nc_mask, all or none.
+ * Errors: -EINVAL (fields), -EOPNOTSUPP, -ENOENT (an NC of the mask is not
+ * held by this file), -EBADF, -ENODEV.
+ */
+#define NEURON_IOCTL_NC_RELEASE	_IOW(NEURON_IOCTL_MAGIC, 0x0c, struct neuron_nc_reserve)
+
+/* ---- end of NeuronCore reservation ---- */
 
 #endif /* _UAPI_NEURON_H */

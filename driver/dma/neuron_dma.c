@@ -328,7 +328,7 @@ static void neuron_dma_queue_reset(struct neuron_dma_queue *q)
 	}
 	neuron_dev_exit(nd, idx);
 	mutex_unlock(&q->submit_lock);
-	neuron_nc_set_state(nc, ret ? NEURON_NC_FAILED : NEURON_NC_FREE);
+	neuron_nc_reset_done(nc, !ret);
 	wake_up_all(&q->wait);
 }
 

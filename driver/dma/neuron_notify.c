@@ -401,6 +401,8 @@ int neuron_ioctl_notify_setup(struct neuron_file *nf, void *arg)
 	if (!nn)
 		return -EOPNOTSUPP;
 	ret = neuron_notify_setup_check(s, nd->hal->arch);
+	if (!ret)
+		ret = neuron_nc_access(nf, s->nc);
 	if (ret)
 		return ret;
 	if (s->eventfd >= 0) {

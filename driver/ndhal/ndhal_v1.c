@@ -33,6 +33,6 @@ EXPORT_SYMBOL_IF_KUNIT(ndhal_arch_v1);
 const struct ndhal ndhal_v1 = {
 	.arch = &ndhal_arch_v1,
 	.ops = &neuron_pci_ops,
-	.caps = NEURON_CAP_QUERY,
+	.caps = NEURON_CAP_QUERY | NEURON_CAP_RESERVE,
 	.flags = NEURON_DEV_ENGINES_OFF,
 };

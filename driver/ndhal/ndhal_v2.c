@@ -35,6 +35,6 @@ EXPORT_SYMBOL_NS_GPL(ndhal_arch_v2, NEURON_NS);
 const struct ndhal ndhal_v2 = {
 	.arch = &ndhal_arch_v2,
 	.ops = &neuron_pci_ops,
-	.caps = NEURON_CAP_QUERY,
+	.caps = NEURON_CAP_QUERY | NEURON_CAP_RESERVE,
 	.flags = NEURON_DEV_ENGINES_OFF,
 };

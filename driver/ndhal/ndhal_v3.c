@@ -34,6 +34,6 @@ EXPORT_SYMBOL_NS_GPL(ndhal_arch_v3, NEURON_NS);
 const struct ndhal ndhal_v3 = {
 	.arch = &ndhal_arch_v3,
 	.ops = &neuron_pci_ops,
-	.caps = NEURON_CAP_QUERY,
+	.caps = NEURON_CAP_QUERY | NEURON_CAP_RESERVE,
 	.flags = NEURON_DEV_ENGINES_OFF,
 };

@@ -257,7 +257,7 @@ static const struct attribute_group *neuron_sim_dev_groups[] = {
 const struct ndhal ndhal_sim_v2 = {
 	.arch = &ndhal_arch_v2,
 	.ops = &neuron_sim_ops,
-	.caps = NEURON_CAP_QUERY | NEURON_CAP_MEM | NEURON_CAP_COPY |
+	.caps = NEURON_CAP_QUERY | NEURON_CAP_RESERVE | NEURON_CAP_MEM | NEURON_CAP_COPY |
 		NEURON_CAP_NOTIFY,
 	.flags = NEURON_DEV_SIMULATED,
 };
@@ -266,7 +266,7 @@ EXPORT_SYMBOL_IF_KUNIT(ndhal_sim_v2);
 const struct ndhal ndhal_sim_v3 = {
 	.arch = &ndhal_arch_v3,
 	.ops = &neuron_sim_ops,
-	.caps = NEURON_CAP_QUERY | NEURON_CAP_MEM | NEURON_CAP_COPY |
+	.caps = NEURON_CAP_QUERY | NEURON_CAP_RESERVE | NEURON_CAP_MEM | NEURON_CAP_COPY |
 		NEURON_CAP_NOTIFY,
 	.flags = NEURON_DEV_SIMULATED,
 };

@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * neuron selftests: NeuronCore reservation (NEURON_CAP_RESERVE):
+ * NC_RESERVE / NC_RELEASE and NEURON_QUERY_NC_STATE; all or none; the
+ * reservation enforced on the calls of other files (memory, copies,
+ * notification queues); released at close and at once when its owner is
+ * killed; the owner's pid shown only to the same uid or CAP_SYS_ADMIN; one
+ * test per rejected field. Runs on a v2 and a v3 device.
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "neuron_test.h"
+
+FIXTURE(res) {
+	struct neuron_node node;
+	struct neuron_device_info info;
+	int fd2;			/* a second file of the device */
+};
+
+FIXTURE_VARIANT(res) NEURON_ARCH_VARIANT;
+FIXTURE_VARIANT_ADD(res, v2) NEURON_ARCH_V2_VARIANT;
+FIXTURE_VARIANT_ADD(res, v3) NEURON_ARCH_V3_VARIANT;
+
+FIXTURE_SETUP(res)
+{
+	self->fd2 = -1;
+	neuron_setup_node(_metadata, &self->node, variant->name, 64);
+	ASSERT_EQ(0, neuron_query_info(self->node.fd, &self->info, NULL));
+	if (!(self->info.caps & NEURON_CAP_RESERVE))
+		SKIP(return, "%s has no NEURON_CAP_RESERVE", self->node.path);
+	self->fd2 = open(self->node.path, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd2);
+}
+
+FIXTURE_TEARDOWN(res)
+{
+	if (self->fd2 >= 0)
+		close(self->fd2);
+	neuron_node_release(&self->node);
+}
+
+static int nc_op(int fd, unsigned long op, __u64 mask)
+{
+	struct neuron_nc_reserve r = { .nc_mask = mask };
+
+	return neuron_ioctl(fd, op, &r);
+}
+
+static int reserve(int fd, __u64 mask)
+{
+	return nc_op(fd, NEURON_IOCTL_NC_RESERVE, mask);
+}
+
+static int release(int fd, __u64 mask)
+{
+	return nc_op(fd, NEURON_IOCTL_NC_RELEASE, mask);
+}
+
+struct nc_states {
+	struct neuron_nc_states h;
+	struct neuron_nc_state nc[NEURON_TEST_MAX_NC];
+};
+
+/* The state of NC @nc as @fd sees it. */
+static struct neuron_nc_state nc_state(struct __test_metadata *_metadata,
+				       int fd, __u32 nc)
+{
+	struct nc_states s;
+	__u32 size = 0;
+
+	EXPECT_EQ(0, neuron_query_into(fd, NEURON_QUERY_NC_STATE, &s, sizeof(s),
+				       &size));
+	EXPECT_GT(s.h.nc_count, nc);
+	EXPECT_EQ(sizeof(s.h) + s.h.nc_count * sizeof(s.nc[0]), size);
+	return s.nc[nc];
+}
+
+TEST_F(res, query_all_free)
+{
+	struct nc_states s;
+	__u32 i, size = 0;
+
+	ASSERT_EQ(0, neuron_query_into(self->node.fd, NEURON_QUERY_NC_STATE, &s,
+				       sizeof(s), &size));
+	EXPECT_EQ(self->info.nc_count, s.h.nc_count);
+	EXPECT_EQ(0U, s.h.pad);
+	for (i = 0; i < s.h.nc_count; i++) {
+		EXPECT_EQ((__u32)NEURON_NC_FREE, s.nc[i].state);
+		EXPECT_EQ(0U, s.nc[i].flags);
+		EXPECT_EQ(0, s.nc[i].owner_pid);
+	}
+}
+
+TEST_F(res, reserve_release)
+{
+	__u32 last = self->info.nc_count - 1;
+	struct neuron_nc_state st;
+
+	ASSERT_EQ(0, reserve(self->node.fd, 1ULL << last));
+	st = nc_state(_metadata, self->node.fd, last);
+	EXPECT_EQ((__u32)NEURON_NC_RESERVED, st.state);
+	EXPECT_EQ(NEURON_NC_STATE_MINE | NEURON_NC_STATE_OWNER, st.flags);
+	EXPECT_EQ(getpid(), st.owner_pid);
+	EXPECT_EQ(getuid(), st.owner_uid);
+	/* Another file sees it held, not its own. */
+	st = nc_state(_metadata, self->fd2, last);
+	EXPECT_EQ((__u32)NEURON_NC_RESERVED, st.state);
+	EXPECT_EQ(NEURON_NC_STATE_OWNER, st.flags);
+	/* Reserving again what the file holds is fine. */
+	EXPECT_EQ(0, reserve(self->node.fd, 1ULL << last));
+	EXPECT_EQ(0, release(self->node.fd, 1ULL << last));
+	st = nc_state(_metadata, self->node.fd, last);
+	EXPECT_EQ((__u32)NEURON_NC_FREE, st.state);
+	EXPECT_EQ(0U, st.flags);
+	EXPECT_EQ(-ENOENT, release(self->node.fd, 1ULL << last));
+}
+
+/* All or none: one NC held elsewhere fails the whole mask. */
+TEST_F(res, conflict_all_or_none)
+{
+	ASSERT_EQ(0, reserve(self->node.fd, 1));
+	EXPECT_EQ(-EBUSY, reserve(self->fd2, 1));
+	EXPECT_EQ(-EBUSY, reserve(self->fd2, 3));
+	EXPECT_EQ((__u32)NEURON_NC_FREE, nc_state(_metadata, self->fd2, 1).state);
+	EXPECT_EQ(0, reserve(self->fd2, 2));
+	/* Release is all or none too: NC 0 is not fd2's. */
+	EXPECT_EQ(-ENOENT, release(self->fd2, 3));
+	EXPECT_EQ((__u32)NEURON_NC_RESERVED, nc_state(_metadata, self->fd2, 1).state);
+	EXPECT_EQ(-ENOENT, release(self->node.fd, 2));
+}
+
+TEST_F(res, bad_fields)
+{
+	struct neuron_nc_reserve r = { .nc_mask = 1 };
+	__u32 n = self->info.nc_count;
+
+	EXPECT_EQ(-EINVAL, reserve(self->node.fd, 0));
+	EXPECT_EQ(-EINVAL, reserve(self->node.fd, 1ULL << n));
+	EXPECT_EQ(-EINVAL, reserve(self->node.fd, ~0ULL));
+	EXPECT_EQ(-EINVAL, release(self->node.fd, 1ULL << n));
+	r.flags = 1;
+	EXPECT_EQ(-EINVAL, neuron_ioctl(self->node.fd, NEURON_IOCTL_NC_RESERVE, &r));
+	r.flags = 0;
+	r.pad = 1;
+	EXPECT_EQ(-EINVAL, neuron_ioctl(self->node.fd, NEURON_IOCTL_NC_RESERVE, &r));
+	EXPECT_EQ(-EINVAL, neuron_ioctl(self->node.fd, NEURON_IOCTL_NC_RELEASE, &r));
+	/* Nothing was reserved by the refused calls. */
+	EXPECT_EQ((__u32)NEURON_NC_FREE, nc_state(_metadata, self->node.fd, 0).state);
+}
+
+TEST_F(res, read_only_file)
+{
+	int ro = open(self->node.path, O_RDONLY | O_CLOEXEC);
+
+	ASSERT_LE(0, ro);
+	EXPECT_EQ(-EBADF, reserve(ro, 1));
+	EXPECT_EQ(-EBADF, release(ro, 1));
+	/* Monitoring: a read-only file may look. */
+	EXPECT_EQ((__u32)NEURON_NC_FREE, nc_state(_metadata, ro, 0).state);
+	close(ro);
+}
+
+/* Every call of another file that touches a reserved NC is refused. */
+TEST_F(res, enforced_on_other_files)
+{
+	struct neuron_notify_setup ns = {
+		.nc = 0, .type = NEURON_NOTIFY_COMPLETION, .entries = 16,
+		.eventfd = -1,
+	};
+	struct neuron_mem_alloc a0, a0b, a1, m;
+	struct neuron_memset ms = { .size = 4096 };
+
+	/* fd2's objects on NC 0 and 1, made before the reservation. */
+	ASSERT_EQ(0, neuron_mem_alloc(self->fd2, NEURON_MEM_DEVICE, 8192, 0, &a0));
+	ASSERT_EQ(0, neuron_mem_alloc(self->fd2, NEURON_MEM_DEVICE, 8192, 0, &a0b));
+	ASSERT_EQ(0, neuron_mem_alloc(self->fd2, NEURON_MEM_DEVICE, 8192, 1, &a1));
+
+	ASSERT_EQ(0, reserve(self->node.fd, 1));
+	EXPECT_EQ(-EBUSY, neuron_mem_alloc(self->fd2, NEURON_MEM_DEVICE, 4096, 0, &m));
+	EXPECT_EQ(-EBUSY, neuron_mem_alloc(self->fd2, NEURON_MEM_HOST, 4096, 0, &m));
+	EXPECT_EQ(-EBUSY, neuron_copy_op(self->fd2, a0.handle, 0, a0b.handle, 0,
+					 NULL, NULL, 4096, 0, NULL));
+	/* Either side on the reserved NC is enough. */
+	EXPECT_EQ(-EBUSY, neuron_copy_op(self->fd2, a0.handle, 0, a1.handle, 0,
+					 NULL, NULL, 4096, 0, NULL));
+	EXPECT_EQ(-EBUSY, neuron_copy_op(self->fd2, a1.handle, 0, a0.handle, 0,
+					 NULL, NULL, 4096, 0, NULL));
+	ms.handle = a0.handle;
+	EXPECT_EQ(-EBUSY, neuron_ioctl(self->fd2, NEURON_IOCTL_MEMSET, &ms));
+	EXPECT_EQ(-EBUSY, neuron_ioctl(self->fd2, NEURON_IOCTL_NOTIFY_SETUP, &ns));
+	/* Its other NC still works for it, and the owner does everything. */
+	EXPECT_EQ(0, neuron_copy_op(self->fd2, a1.handle, 0, a1.handle, 4096,
+				    NULL, NULL, 4096, 0, NULL));
+	ASSERT_EQ(0, neuron_mem_alloc(self->node.fd, NEURON_MEM_DEVICE, 8192, 0, &m));
+	EXPECT_EQ(0, neuron_copy_op(self->node.fd, m.handle, 0, m.handle, 4096,
+				    NULL, NULL, 4096, 0, NULL));
+	EXPECT_EQ(0, neuron_ioctl(self->node.fd, NEURON_IOCTL_NOTIFY_SETUP, &ns));
+	/* Released: open to fd2 again (its queue is now taken: -EBUSY there). */
+	ASSERT_EQ(0, release(self->node.fd, 1));
+	EXPECT_EQ(0, neuron_copy_op(self->fd2, a0.handle, 0, a0b.handle, 0,
+				    NULL, NULL, 4096, 0, NULL));
+}
+
+TEST_F(res, close_releases)
+{
+	int fd3 = open(self->node.path, O_RDWR | O_CLOEXEC);
+
+	ASSERT_LE(0, fd3);
+	ASSERT_EQ(0, reserve(fd3, 3));
+	EXPECT_EQ(-EBUSY, reserve(self->fd2, 1));
+	close(fd3);
+	EXPECT_EQ(0, reserve(self->fd2, 3));
+}
+
+/* A SIGKILLed owner's NCs are free for the next process at once. */
+TEST_F(res, sigkill_releases_at_once)
+{
+	int go[2], status;
+	pid_t child;
+	char c;
+
+	ASSERT_EQ(0, pipe(go));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		int fd = open(self->node.path, O_RDWR | O_CLOEXEC);
+
+		close(self->fd2);
+		close(self->node.fd);
+		if (fd < 0 || reserve(fd, 1))
+			_exit(2);
+		if (write(go[1], "r", 1) != 1)
+			_exit(3);
+		for (;;)
+			pause();
+	}
+	close(go[1]);
+	ASSERT_EQ(1, read(go[0], &c, 1));
+	close(go[0]);
+	EXPECT_EQ(-EBUSY, reserve(self->fd2, 1));
+	EXPECT_EQ(child, nc_state(_metadata, self->fd2, 0).owner_pid);
+	ASSERT_EQ(0, kill(child, SIGKILL));
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_TRUE(WIFSIGNALED(status));
+	/* Reaped: its file is gone, and so is the reservation. */
+	EXPECT_EQ(0, reserve(self->fd2, 1));
+	EXPECT_EQ(getpid(), nc_state(_metadata, self->fd2, 0).owner_pid);
+}
+
+/*
+ * The owner's pid and uid are shown to the same uid and to CAP_SYS_ADMIN
+ * only: another uid sees that the NC is held, not by whom.
+ */
+TEST_F(res, owner_shown_to_same_uid_or_admin)
+{
+	int go[2], done[2], status;
+	struct neuron_nc_state st;
+	pid_t child;
+	char c;
+
+	ASSERT_EQ(0, reserve(self->node.fd, 1));
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(done));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		struct neuron_nc_state s0, s1;
+		int fd = self->fd2;
+
+		if (neuron_drop_privileges(0, 0))
+			_exit(2);
+		s0 = nc_state(_metadata, fd, 0);
+		if (s0.state != (__u32)NEURON_NC_RESERVED || s0.flags || s0.owner_pid ||
+		    s0.owner_uid)
+			_exit(3);
+		if (reserve(fd, 2))
+			_exit(4);
+		s1 = nc_state(_metadata, fd, 1);
+		if (s1.flags != (NEURON_NC_STATE_MINE | NEURON_NC_STATE_OWNER) ||
+		    s1.owner_pid != getpid() || s1.owner_uid != NEURON_TEST_NOBODY)
+			_exit(5);
+		if (write(go[1], "r", 1) != 1)
+			_exit(6);
+		if (read(done[0], &c, 1) != 1)
+			_exit(7);
+		_exit(0);
+	}
+	close(go[1]);
+	close(done[0]);
+	ASSERT_EQ(1, read(go[0], &c, 1));
+	/* Root (CAP_SYS_ADMIN) sees the other uid's reservation. */
+	st = nc_state(_metadata, self->node.fd, 1);
+	EXPECT_EQ(NEURON_NC_STATE_OWNER, st.flags);
+	EXPECT_EQ(child, st.owner_pid);
+	EXPECT_EQ((__u32)NEURON_TEST_NOBODY, st.owner_uid);
+	ASSERT_EQ(1, write(done[1], "d", 1));
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	close(go[0]);
+	close(done[1]);
+}
+
+TEST_HARNESS_MAIN

@@ -65,6 +65,9 @@ static const struct neuron_ioctl_desc neuron_ioctls[] = {
 	NEURON_IOCTL_DEF(NC_RELEASE, neuron_ioctl_nc_release,
 			 offsetofend(struct neuron_nc_reserve, pad),
 			 NEURON_IOCTL_WRITE),
+	NEURON_IOCTL_DEF(NC_SEM, neuron_ioctl_nc_sem,
+			 offsetofend(struct neuron_nc_sem, timeout_ns),
+			 NEURON_IOCTL_WRITE | NEURON_IOCTL_UNGUARDED),
 	NEURON_IOCTL_DEF(NOTIFY_TEARDOWN, neuron_ioctl_notify_teardown,
 			 offsetofend(struct neuron_notify_teardown, pad),
 			 NEURON_IOCTL_WRITE),
@@ -80,6 +83,7 @@ static_assert(sizeof(struct neuron_notify_setup) <= NEURON_IOCTL_ARG_MAX);
 static_assert(sizeof(struct neuron_notify_wait) <= NEURON_IOCTL_ARG_MAX);
 static_assert(sizeof(struct neuron_notify_teardown) <= NEURON_IOCTL_ARG_MAX);
 static_assert(sizeof(struct neuron_nc_reserve) <= NEURON_IOCTL_ARG_MAX);
+static_assert(sizeof(struct neuron_nc_sem) <= NEURON_IOCTL_ARG_MAX);
 
 /**
  * neuron_ioctl_lookup() - find the table entry of an ioctl command

@@ -140,6 +140,8 @@ static int neuron_hal_check(const struct ndhal *hal)
 	     !ops->irq_sync || !ops->coherent_alloc || !ops->coherent_free ||
 	     !ops->dma_queue_start || !ops->dma_queue_kick || !ops->dma_queue_stop))
 		return -EINVAL;
+	if ((hal->caps & NEURON_CAP_SEM) && !ops->sem_update)
+		return -EINVAL;
 	if ((hal->caps & NEURON_CAP_NOTIFY) &&
 	    (!ops->notify_init || !ops->notify_fini || !ops->notify_consume ||
 	     !ops->dma_map || !ops->irq_request))
@@ -191,6 +193,7 @@ struct neuron_device *neuron_device_create(const struct neuron_device_desc *desc
 		nd->nc[i].nd = nd;
 		nd->nc[i].index = i;
 		mutex_init(&nd->nc[i].lock);
+		init_waitqueue_head(&nd->nc[i].sem_wait);
 	}
 
 	/* From here on, put_device() frees nd and its minor. */
@@ -252,6 +255,7 @@ EXPORT_SYMBOL_NS_GPL(neuron_device_create, NEURON_NS);
 void neuron_device_remove(struct neuron_device *nd)
 {
 	WRITE_ONCE(nd->unplugged, true);
+	neuron_nc_unplug(nd);
 	neuron_notify_unplug(nd);
 	synchronize_srcu(&nd->unplug_srcu);
 	neuron_device_zap_mappings(nd);

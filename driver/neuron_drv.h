@@ -19,6 +19,7 @@
 #include <linux/sizes.h>
 #include <linux/srcu.h>
 #include <linux/types.h>
+#include <linux/wait.h>
 #include <linux/xarray.h>
 
 #include <neuron.h>
@@ -118,6 +119,8 @@ struct neuron_mem_counter {
  *	stays until the device is released (removal only stops it).
  * @notify: the NC's notification queues (NEURON_NOTIFY_TYPES of them), or
  *	NULL when the device has no NEURON_CAP_NOTIFY.
+ * @sem_wait: NC_SEM waiters; woken when a semaphore or event of the NC
+ *	changes, and by removal.
  * @usage: memory alive that is charged to this NC.
  * @jobs: jobs submitted to this NC.
  * @jobs_failed: jobs that completed with an error.
@@ -133,6 +136,7 @@ struct neuron_nc {
 	kuid_t owner_uid;
 	struct neuron_dma_queue *dma;
 	struct neuron_notify_queue *notify;
+	wait_queue_head_t sem_wait;
 	struct neuron_mem_counter usage;
 	atomic64_t jobs;
 	atomic64_t jobs_failed;
@@ -364,6 +368,8 @@ int neuron_nc_access(struct neuron_file *nf, u32 nc);
 void neuron_nc_file_release(struct neuron_file *nf);
 int neuron_ioctl_nc_reserve(struct neuron_file *nf, void *arg);
 int neuron_ioctl_nc_release(struct neuron_file *nf, void *arg);
+int neuron_ioctl_nc_sem(struct neuron_file *nf, void *arg);
+void neuron_nc_unplug(struct neuron_device *nd);
 int neuron_query_nc_state(struct neuron_file *nf, struct neuron_query *q);
 void neuron_nc_reset_done(struct neuron_nc *nc, bool ok);
 

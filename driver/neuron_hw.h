@@ -119,4 +119,11 @@ static inline int neuron_hw_notify_consume(struct neuron_device *nd, u32 nc,
 	return nd->hal->ops->notify_consume(nd, nc, type, tail);
 }
 
+static inline int neuron_hw_sem_update(struct neuron_device *nd, u32 nc,
+				       u32 kind, u32 index, u32 op, u32 val,
+				       u32 *out)
+{
+	return nd->hal->ops->sem_update(nd, nc, kind, index, op, val, out);
+}
+
 #endif /* _NEURON_HW_H */

@@ -11,14 +11,21 @@
  * for a killed owner happens at its exit. The reserving process and its
  * uid are kept for the query, which shows them only to the same uid or to
  * CAP_SYS_ADMIN.
+ *
+ * NC_SEM: the semaphores and events of an NC, for its reserving file only.
+ * A change wakes the NC's sem_wait; a WAIT reads the value inside the
+ * removal guard and sleeps outside it; removal wakes the sleepers.
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/wait.h>
 #include <linux/uidgid.h>
 
 #include "neuron_drv.h"
+#include "neuron_hw.h"
 
 /* Is @nf allowed on NC @nc (in range, checked by the caller)? 0 or -EBUSY. */
 int neuron_nc_access(struct neuron_file *nf, u32 nc)
@@ -74,6 +81,8 @@ static void neuron_nc_disown(struct neuron_nc *nc)
 	WRITE_ONCE(nc->owner, NULL);
 	if (nc->state == NEURON_NC_RESERVED)
 		nc->state = NEURON_NC_FREE;
+	/* An NC_SEM WAIT of the old owner ends with -EACCES. */
+	wake_up_all(&nc->sem_wait);
 }
 
 int neuron_ioctl_nc_reserve(struct neuron_file *nf, void *arg)
@@ -197,4 +206,103 @@ noinline int neuron_query_nc_state(struct neuron_file *nf, struct neuron_query *
 		mutex_unlock(&nc->lock);
 	}
 	return neuron_query_answer(q, &a, sizeof(a.h) + count * sizeof(a.nc[0]));
+}
+
+/* ---- semaphores and events ---- */
+
+/* Check @s; *@index gets its index, bounded under speculation too. */
+static int neuron_nc_sem_check(struct neuron_file *nf,
+			       const struct neuron_nc_sem *s, u32 *index)
+{
+	const struct ndhal_arch *arch = nf->nd->hal->arch;
+	u32 count;
+
+	if (!(nf->nd->hal->caps & NEURON_CAP_SEM))
+		return -EOPNOTSUPP;
+	if (s->flags || s->nc >= arch->nc_count || s->kind > NEURON_SEM_KIND_EVENT ||
+	    s->op > NEURON_SEM_WAIT)
+		return -EINVAL;
+	count = s->kind == NEURON_SEM_KIND_EVENT ? arch->events_per_nc :
+						   arch->semaphores_per_nc;
+	if (s->index >= count)
+		return -EINVAL;
+	if (s->kind == NEURON_SEM_KIND_EVENT &&
+	    (s->op == NEURON_SEM_INC || s->op == NEURON_SEM_DEC || s->value > 1))
+		return -EINVAL;
+	if (s->op != NEURON_SEM_WAIT && s->timeout_ns)
+		return -EINVAL;
+	*index = array_index_nospec(s->index, count);
+	return 0;
+}
+
+/* One operation inside the removal guard (a WAIT is a READ here). */
+static int neuron_nc_sem_op(struct neuron_file *nf, struct neuron_nc *nc,
+			    const struct neuron_nc_sem *s, u32 index, u32 op,
+			    u32 *out)
+{
+	int idx, ret;
+
+	if (!neuron_dev_enter(nf->nd, &idx))
+		return -ENODEV;
+	ret = neuron_hw_sem_update(nf->nd, nc->index, s->kind, index, op,
+				   s->value, out);
+	neuron_dev_exit(nf->nd, idx);
+	if (!ret && op != NEURON_SEM_READ)
+		wake_up_all(&nc->sem_wait);
+	return ret;
+}
+
+static bool neuron_nc_sem_reached(const struct neuron_nc_sem *s, u32 v)
+{
+	return s->kind == NEURON_SEM_KIND_EVENT ? v == s->value : v >= s->value;
+}
+
+int neuron_ioctl_nc_sem(struct neuron_file *nf, void *arg)
+{
+	struct neuron_nc_sem *s = arg;
+	struct neuron_nc *nc;
+	DEFINE_WAIT(wait);
+	ktime_t deadline;
+	u32 index, v = 0;
+	int ret;
+
+	ret = neuron_nc_sem_check(nf, s, &index);
+	if (ret)
+		return ret;
+	nc = neuron_nc_get(nf->nd, s->nc);
+	if (READ_ONCE(nc->owner) != nf)
+		return -EACCES;
+	if (s->op != NEURON_SEM_WAIT) {
+		ret = neuron_nc_sem_op(nf, nc, s, index, s->op, &v);
+		if (!ret)
+			s->value = v;
+		return ret;
+	}
+	deadline = ns_to_ktime(max_t(s64, s->timeout_ns, 0));
+	for (;;) {
+		prepare_to_wait(&nc->sem_wait, &wait, TASK_INTERRUPTIBLE);
+		if (READ_ONCE(nc->owner) != nf) {
+			ret = -EACCES;
+			break;
+		}
+		ret = neuron_nc_sem_op(nf, nc, s, index, NEURON_SEM_READ, &v);
+		if (ret || neuron_nc_sem_reached(s, v))
+			break;
+		ret = neuron_wait_step(deadline, true);
+		if (ret)
+			break;
+	}
+	finish_wait(&nc->sem_wait, &wait);
+	if (!ret)
+		s->value = v;
+	return ret;
+}
+
+/* The device is going away: wake every NC_SEM waiter (they see it gone). */
+void neuron_nc_unplug(struct neuron_device *nd)
+{
+	u32 i;
+
+	for (i = 0; i < NEURON_MAX_NC; i++)
+		wake_up_all(&nd->nc[i].sem_wait);
 }

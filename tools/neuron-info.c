@@ -34,6 +34,7 @@ static const struct bit_name cap_names[] = {
 	{ NEURON_CAP_COPY, "COPY" },
 	{ NEURON_CAP_NOTIFY, "NOTIFY" },
 	{ NEURON_CAP_RESERVE, "RESERVE" },
+	{ NEURON_CAP_SEM, "SEM" },
 };
 
 static const struct bit_name flag_names[] = {

@@ -629,6 +629,68 @@ struct neuron_nc_reserve {
  */
 #define NEURON_IOCTL_NC_RELEASE	_IOW(NEURON_IOCTL_MAGIC, 0x0c, struct neuron_nc_reserve)
 
+/*
+ * ---- Semaphores and events of a NeuronCore (NEURON_CAP_SEM) ----
+ *
+ * Each NC has semaphores_per_nc semaphores (u32 counters) and
+ * events_per_nc events (0 or 1), which the programs of its engines use to
+ * synchronise; the file that reserved the NC reads and changes them with
+ * NEURON_IOCTL_NC_SEM, and waits for a value.
+ */
+
+/** NEURON_CAP_SEM - NEURON_IOCTL_NC_SEM. */
+#define NEURON_CAP_SEM			_BITULL(5)
+
+/* struct neuron_nc_sem.kind */
+#define NEURON_SEM_KIND_SEMAPHORE	0
+#define NEURON_SEM_KIND_EVENT		1
+
+/* struct neuron_nc_sem.op */
+/** NEURON_SEM_READ - read the value. */
+#define NEURON_SEM_READ			0
+/** NEURON_SEM_SET - set it to @value (an event: 1 if @value is not 0). */
+#define NEURON_SEM_SET			1
+/** NEURON_SEM_INC - add @value to a semaphore (-EOVERFLOW past U32_MAX). */
+#define NEURON_SEM_INC			2
+/** NEURON_SEM_DEC - take @value from a semaphore (-EAGAIN below 0). */
+#define NEURON_SEM_DEC			3
+/** NEURON_SEM_WAIT - wait until the value is at least @value (an event: is @value). */
+#define NEURON_SEM_WAIT			4
+
+/**
+ * struct neuron_nc_sem - argument of %NEURON_IOCTL_NC_SEM
+ * @nc: In: the NeuronCore, reserved by this file.
+ * @kind: In: NEURON_SEM_KIND_SEMAPHORE or NEURON_SEM_KIND_EVENT.
+ * @index: In: below semaphores_per_nc or events_per_nc.
+ * @op: In: NEURON_SEM_*; INC and DEC only on a semaphore.
+ * @value: In: the operand of SET, INC, DEC and WAIT (an event's is 0 or 1).
+ *	Out: the value after the operation (on success only: a failed call
+ *	changes nothing and copies nothing back).
+ * @flags: In: must be 0.
+ * @timeout_ns: In: WAIT: absolute CLOCK_MONOTONIC deadline in nanoseconds;
+ *	a deadline in the past only checks. Other ops: must be 0.
+ */
+struct neuron_nc_sem {
+	__u32 nc;
+	__u32 kind;
+	__u32 index;
+	__u32 op;
+	__u32 value;
+	__u32 flags;
+	__s64 timeout_ns;
+};
+
+/*
+ * NEURON_IOCTL_NC_SEM: errors -EINVAL (a field out of range or not zero,
+ * INC or DEC on an event), -EOPNOTSUPP (no NEURON_CAP_SEM), -EACCES (the
+ * NC is not reserved by this file), -EAGAIN (DEC below 0), -EOVERFLOW
+ * (INC past U32_MAX), -ETIME (WAIT: the deadline passed), -ERESTARTSYS
+ * (WAIT: a signal; restarted with the same deadline), -EBADF, -ENODEV.
+ */
+#define NEURON_IOCTL_NC_SEM	_IOWR(NEURON_IOCTL_MAGIC, 0x0d, struct neuron_nc_sem)
+
+/* ---- end of semaphores and events ---- */
+
 /* ---- end of NeuronCore reservation ---- */
 
 #endif /* _UAPI_NEURON_H */

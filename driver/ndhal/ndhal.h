@@ -126,6 +126,11 @@ struct ndhal_dma_queue_cfg {
  *	head, tail and overflow start at 0 and the device writes the header.
  * @notify_fini: undo @notify_init; on return the device no longer writes
  *	the queue's memory.
+ * @sem_update: apply @op (NEURON_SEM_*) with @val to semaphore or event
+ *	(@kind NEURON_SEM_KIND_*) @index of NC @nc, atomically, and return
+ *	the value after it in *@out (-EAGAIN: a decrement at 0; -EOVERFLOW:
+ *	an increment past U32_MAX; nothing changes then). Indices are checked
+ *	by the caller. Needed for NEURON_CAP_SEM.
  * @notify_consume: tell the device the consumer index is now @tail; it
  *	ignores (-EINVAL) a @tail outside its current tail..head and writes
  *	the new tail into the header.
@@ -156,6 +161,8 @@ struct ndhal_ops {
 			   u32 entries);
 	void (*notify_fini)(struct neuron_device *nd, u32 nc, u32 type);
 	int (*notify_consume)(struct neuron_device *nd, u32 nc, u32 type, u32 tail);
+	int (*sem_update)(struct neuron_device *nd, u32 nc, u32 kind, u32 index,
+			  u32 op, u32 val, u32 *out);
 };
 
 /**

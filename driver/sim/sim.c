@@ -220,6 +220,46 @@ static void neuron_sim_irq_free(struct neuron_device *nd, unsigned int vector)
 	neuron_sim_irq_sync(nd, vector);
 }
 
+/*
+ * Semaphores and events: @op on entry @index of @kind of NC @nc. A
+ * semaphore is a u32 counter; an event is 0 or 1 (set with any non-zero
+ * value). The driver checked @op against @kind and the indices.
+ */
+static int neuron_sim_sem_update(struct neuron_device *nd, u32 nc, u32 kind,
+				 u32 index, u32 op, u32 val, u32 *out)
+{
+	struct neuron_sim_dev *sd = nd->backend;
+	u32 *v;
+	int ret = 0;
+
+	if (neuron_sim_gone(nd))
+		return -ENODEV;
+	if (nc >= NEURON_MAX_NC || index >= NEURON_SIM_SEMS || kind > 1)
+		return -EINVAL;
+	v = &sd->sems[(nc * 2 + kind) * NEURON_SIM_SEMS + index];
+	spin_lock(&sd->sem_lock);
+	switch (op) {
+	case NEURON_SEM_SET:
+		*v = kind == NEURON_SEM_KIND_EVENT ? !!val : val;
+		break;
+	case NEURON_SEM_INC:
+		if (*v > U32_MAX - val)
+			ret = -EOVERFLOW;
+		else
+			*v += val;
+		break;
+	case NEURON_SEM_DEC:
+		if (*v < val)
+			ret = -EAGAIN;
+		else
+			*v -= val;
+		break;
+	}
+	*out = *v;
+	spin_unlock(&sd->sem_lock);
+	return ret;
+}
+
 /* The driver tore the backend down: nothing may call it any more. */
 static void neuron_sim_fini(struct neuron_device *nd)
 {
@@ -238,6 +278,7 @@ const struct ndhal_ops neuron_sim_ops = {
 	.irq_request = neuron_sim_irq_request,
 	.irq_free = neuron_sim_irq_free,
 	.irq_sync = neuron_sim_irq_sync,
+	.sem_update = neuron_sim_sem_update,
 	.coherent_alloc = neuron_sim_coherent_alloc,
 	.coherent_free = neuron_sim_coherent_free,
 	.dma_queue_start = neuron_sim_dma_queue_start,
@@ -258,7 +299,7 @@ const struct ndhal ndhal_sim_v2 = {
 	.arch = &ndhal_arch_v2,
 	.ops = &neuron_sim_ops,
 	.caps = NEURON_CAP_QUERY | NEURON_CAP_RESERVE | NEURON_CAP_MEM | NEURON_CAP_COPY |
-		NEURON_CAP_NOTIFY,
+		NEURON_CAP_NOTIFY | NEURON_CAP_SEM,
 	.flags = NEURON_DEV_SIMULATED,
 };
 EXPORT_SYMBOL_IF_KUNIT(ndhal_sim_v2);
@@ -267,7 +308,7 @@ const struct ndhal ndhal_sim_v3 = {
 	.arch = &ndhal_arch_v3,
 	.ops = &neuron_sim_ops,
 	.caps = NEURON_CAP_QUERY | NEURON_CAP_RESERVE | NEURON_CAP_MEM | NEURON_CAP_COPY |
-		NEURON_CAP_NOTIFY,
+		NEURON_CAP_NOTIFY | NEURON_CAP_SEM,
 	.flags = NEURON_DEV_SIMULATED,
 };
 EXPORT_SYMBOL_IF_KUNIT(ndhal_sim_v3);
@@ -296,6 +337,7 @@ static void neuron_sim_dev_release(struct device *dev)
 	neuron_sim_notify_free(sd);
 	xa_destroy(&sd->dram);
 	neuron_sim_iommu_fini(&sd->iommu);
+	kvfree(sd->sems);
 	kfree(sd);
 	if (atomic_dec_and_test(&neuron_sim_alive))
 		wake_up(&neuron_sim_released);
@@ -320,6 +362,9 @@ static int neuron_sim_probe(struct device *dev)
 
 	/* A new binding: the driver may call the backend again. */
 	WRITE_ONCE(sd->gone, false);
+	spin_lock(&sd->sem_lock);
+	memset(sd->sems, 0, NEURON_MAX_NC * 2 * NEURON_SIM_SEMS * sizeof(u32));
+	spin_unlock(&sd->sem_lock);
 	nd = neuron_device_create(&desc);
 	if (IS_ERR(nd)) {
 		WRITE_ONCE(sd->probe_ret, PTR_ERR(nd));
@@ -393,6 +438,7 @@ static int neuron_sim_create(u32 id, const struct ndhal *hal, u32 mem_mb)
 	sd->dram_size = (u64)mem_mb << 20;
 	sd->probe_ret = 1;
 	xa_init(&sd->dram);
+	spin_lock_init(&sd->sem_lock);
 	neuron_sim_iommu_init(&sd->iommu);
 	for (i = 0; i < NEURON_IRQ_COUNT; i++) {
 		sd->irq[i].vector = i;
@@ -402,6 +448,11 @@ static int neuron_sim_create(u32 id, const struct ndhal *hal, u32 mem_mb)
 	sd->dev.bus = &neuron_sim_bus;
 	sd->dev.release = neuron_sim_dev_release;
 	sd->dev.groups = neuron_sim_dev_groups;
+	ret = -ENOMEM;
+	sd->sems = kvcalloc(NEURON_MAX_NC * 2 * NEURON_SIM_SEMS, sizeof(u32),
+			    GFP_KERNEL);
+	if (!sd->sems)
+		goto err_put;
 	ret = neuron_sim_dma_init(sd);
 	if (ret)
 		goto err_put;

@@ -26,6 +26,9 @@
 #define NEURON_SIM_IOVA_BASE	BIT_ULL(48)
 #define NEURON_SIM_IOVA_SIZE	BIT_ULL(47)
 
+/* Room for the semaphores and events of one NC of any arch. */
+#define NEURON_SIM_SEMS		256
+
 /**
  * struct neuron_sim_iommu - the simulated IOMMU
  * @lock: guards @maps (external lock of the maple tree).
@@ -70,6 +73,10 @@ struct neuron_sim_irq {
  * @irq: interrupt lines, see ndhal.h for their numbering.
  * @dma: DMA engine state (sim_dma.c).
  * @notify: notification queues (sim_notify.c, declared in sim_notify.h).
+ * @sem_lock: guards @sems.
+ * @sems: the semaphores and events of every NC, NEURON_SIM_SEMS of each
+ *	kind per NC (the arch's counts of them are used; events are 0 or 1);
+ *	cleared when a binding starts.
  * @gone: the driver tore the backend of the current binding down
  *	(ndhal_ops.fini): any later call of the driver into it is a bug (on
  *	silicon, a use of freed state), reported with a WARN and refused.
@@ -96,6 +103,8 @@ struct neuron_sim_dev {
 	struct neuron_sim_dma *dma;
 	struct neuron_sim_notify *notify;
 	bool gone;
+	spinlock_t sem_lock;		/* guards @sems */
+	u32 *sems;
 };
 
 /* Is the backend of @nd torn down? WARNs: the driver must not call then. */

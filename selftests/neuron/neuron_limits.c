@@ -533,6 +533,7 @@ TEST_F(limits, readonly_file_may_only_query)
 		{ NEURON_IOCTL_NOTIFY_TEARDOWN, "NOTIFY_TEARDOWN" },
 		{ NEURON_IOCTL_NC_RESERVE, "NC_RESERVE" },
 		{ NEURON_IOCTL_NC_RELEASE, "NC_RELEASE" },
+		{ NEURON_IOCTL_NC_SEM, "NC_SEM" },
 	};
 	struct neuron_notify_setup s = { .entries = 16, .eventfd = -1 };
 	struct neuron_mem_alloc a;

@@ -5,9 +5,12 @@
  * reservation enforced on the calls of other files (memory, copies,
  * notification queues); released at close and at once when its owner is
  * killed; the owner's pid shown only to the same uid or CAP_SYS_ADMIN; one
- * test per rejected field. Runs on a v2 and a v3 device.
+ * test per rejected field. Semaphores and events of an NC
+ * (NEURON_CAP_SEM): every operation, the reservation they need, waits
+ * woken by a change and by removal. Runs on a v2 and a v3 device.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -301,6 +304,193 @@ TEST_F(res, owner_shown_to_same_uid_or_admin)
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	close(go[0]);
 	close(done[1]);
+}
+
+/* ---- semaphores and events ---- */
+
+/* NC_SEM: 0 or -errno; *@out (unless NULL) gets the value returned. */
+static int sem(int fd, __u32 nc, __u32 kind, __u32 index, __u32 op,
+	       __u32 value, __s64 deadline, __u32 *out)
+{
+	struct neuron_nc_sem s = {
+		.nc = nc, .kind = kind, .index = index, .op = op,
+		.value = value, .timeout_ns = deadline,
+	};
+	int ret = neuron_ioctl(fd, NEURON_IOCTL_NC_SEM, &s);
+
+	if (out)
+		*out = s.value;
+	return ret;
+}
+
+#define SEMA	NEURON_SEM_KIND_SEMAPHORE
+#define EVT	NEURON_SEM_KIND_EVENT
+
+TEST_F(res, sem_ops)
+{
+	__u32 last = self->info.semaphores_per_nc - 1, v = 99;
+	int fd = self->node.fd;
+
+	ASSERT_EQ(0, reserve(fd, 3));
+	EXPECT_EQ(0, sem(fd, 0, SEMA, last, NEURON_SEM_READ, 0, 0, &v));
+	EXPECT_EQ(0U, v);
+	EXPECT_EQ(0, sem(fd, 0, SEMA, last, NEURON_SEM_SET, 5, 0, &v));
+	EXPECT_EQ(5U, v);
+	EXPECT_EQ(0, sem(fd, 0, SEMA, last, NEURON_SEM_INC, 3, 0, &v));
+	EXPECT_EQ(8U, v);
+	EXPECT_EQ(0, sem(fd, 0, SEMA, last, NEURON_SEM_DEC, 8, 0, &v));
+	EXPECT_EQ(0U, v);
+	EXPECT_EQ(-EAGAIN, sem(fd, 0, SEMA, last, NEURON_SEM_DEC, 1, 0, NULL));
+	EXPECT_EQ(0, sem(fd, 0, SEMA, last, NEURON_SEM_READ, 0, 0, &v));
+	EXPECT_EQ(0U, v);
+	EXPECT_EQ(0, sem(fd, 0, SEMA, last, NEURON_SEM_SET, 0xffffffffU, 0, &v));
+	EXPECT_EQ(-EOVERFLOW, sem(fd, 0, SEMA, last, NEURON_SEM_INC, 1, 0, NULL));
+	EXPECT_EQ(0, sem(fd, 0, SEMA, last, NEURON_SEM_READ, 0, 0, &v));
+	EXPECT_EQ(0xffffffffU, v);
+	/* Each NC, each index, each kind is its own. */
+	EXPECT_EQ(0, sem(fd, 1, SEMA, last, NEURON_SEM_READ, 0, 0, &v));
+	EXPECT_EQ(0U, v);
+	EXPECT_EQ(0, sem(fd, 0, SEMA, 0, NEURON_SEM_READ, 0, 0, &v));
+	EXPECT_EQ(0U, v);
+	EXPECT_EQ(0, sem(fd, 0, EVT, last, NEURON_SEM_READ, 0, 0, &v));
+	EXPECT_EQ(0U, v);
+	/* Events are 0 or 1. */
+	EXPECT_EQ(0, sem(fd, 0, EVT, 7, NEURON_SEM_SET, 1, 0, &v));
+	EXPECT_EQ(1U, v);
+	EXPECT_EQ(0, sem(fd, 0, EVT, 7, NEURON_SEM_READ, 0, 0, &v));
+	EXPECT_EQ(1U, v);
+	EXPECT_EQ(0, sem(fd, 0, EVT, 7, NEURON_SEM_SET, 0, 0, &v));
+	EXPECT_EQ(0U, v);
+}
+
+TEST_F(res, sem_needs_the_reservation)
+{
+	__u32 v;
+
+	EXPECT_EQ(-EACCES, sem(self->node.fd, 0, SEMA, 0, NEURON_SEM_READ, 0, 0, &v));
+	ASSERT_EQ(0, reserve(self->fd2, 1));
+	EXPECT_EQ(-EACCES, sem(self->node.fd, 0, SEMA, 0, NEURON_SEM_SET, 1, 0, &v));
+	EXPECT_EQ(0, sem(self->fd2, 0, SEMA, 0, NEURON_SEM_SET, 1, 0, &v));
+	ASSERT_EQ(0, release(self->fd2, 1));
+	EXPECT_EQ(-EACCES, sem(self->fd2, 0, SEMA, 0, NEURON_SEM_READ, 0, 0, &v));
+}
+
+TEST_F(res, sem_bad_fields)
+{
+	struct neuron_nc_sem s = { .kind = SEMA, .op = NEURON_SEM_READ };
+	int fd = self->node.fd;
+	__u32 v;
+
+	ASSERT_EQ(0, reserve(fd, 1));
+	EXPECT_EQ(-EINVAL, sem(fd, 0, SEMA, self->info.semaphores_per_nc,
+			       NEURON_SEM_READ, 0, 0, &v));
+	EXPECT_EQ(-EINVAL, sem(fd, 0, EVT, self->info.events_per_nc,
+			       NEURON_SEM_READ, 0, 0, &v));
+	EXPECT_EQ(-EINVAL, sem(fd, self->info.nc_count, SEMA, 0, NEURON_SEM_READ,
+			       0, 0, &v));
+	EXPECT_EQ(-EINVAL, sem(fd, 0, 2, 0, NEURON_SEM_READ, 0, 0, &v));
+	EXPECT_EQ(-EINVAL, sem(fd, 0, SEMA, 0, NEURON_SEM_WAIT + 1, 0, 0, &v));
+	EXPECT_EQ(-EINVAL, sem(fd, 0, EVT, 0, NEURON_SEM_INC, 1, 0, &v));
+	EXPECT_EQ(-EINVAL, sem(fd, 0, EVT, 0, NEURON_SEM_DEC, 1, 0, &v));
+	EXPECT_EQ(-EINVAL, sem(fd, 0, EVT, 0, NEURON_SEM_SET, 2, 0, &v));
+	EXPECT_EQ(-EINVAL, sem(fd, 0, SEMA, 0, NEURON_SEM_SET, 1, 1, &v));
+	s.flags = 1;
+	EXPECT_EQ(-EINVAL, neuron_ioctl(fd, NEURON_IOCTL_NC_SEM, &s));
+	/* Nothing changed. */
+	EXPECT_EQ(0, sem(fd, 0, SEMA, 0, NEURON_SEM_READ, 0, 0, &v));
+	EXPECT_EQ(0U, v);
+}
+
+struct sem_waiter {
+	int fd;
+	__u32 kind, value;
+	__s64 deadline;
+	int ret;
+	__u32 seen;
+};
+
+static void *sem_wait_fn(void *arg)
+{
+	struct sem_waiter *w = arg;
+
+	w->ret = sem(w->fd, 0, w->kind, 3, NEURON_SEM_WAIT, w->value,
+		     w->deadline, &w->seen);
+	return NULL;
+}
+
+TEST_F(res, sem_wait)
+{
+	struct sem_waiter w = { .fd = self->node.fd, .kind = SEMA, .value = 3 };
+	int fd = self->node.fd;
+	pthread_t t;
+	__u32 v;
+
+	ASSERT_EQ(0, reserve(fd, 1));
+	/* Not there yet, deadline passed: ETIME at once. */
+	EXPECT_EQ(-ETIME, sem(fd, 0, SEMA, 3, NEURON_SEM_WAIT, 3, 0, &v));
+	w.deadline = neuron_now_ns() + 10000000000LL;
+	ASSERT_EQ(0, pthread_create(&t, NULL, sem_wait_fn, &w));
+	neuron_sleep_ms(100);
+	EXPECT_EQ(0, sem(fd, 0, SEMA, 3, NEURON_SEM_INC, 2, 0, &v));
+	neuron_sleep_ms(100);
+	EXPECT_EQ(0, sem(fd, 0, SEMA, 3, NEURON_SEM_INC, 2, 0, &v));
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	EXPECT_EQ(0, w.ret);
+	EXPECT_EQ(4U, w.seen);
+	/* Reached already: at once. */
+	EXPECT_EQ(0, sem(fd, 0, SEMA, 3, NEURON_SEM_WAIT, 4, 0, &v));
+	/* An event, waited for to be set. */
+	w.kind = EVT;
+	w.value = 1;
+	ASSERT_EQ(0, pthread_create(&t, NULL, sem_wait_fn, &w));
+	neuron_sleep_ms(100);
+	EXPECT_EQ(0, sem(fd, 0, EVT, 3, NEURON_SEM_SET, 1, 0, &v));
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	EXPECT_EQ(0, w.ret);
+	EXPECT_EQ(1U, w.seen);
+	/* A deadline that passes. */
+	w.kind = SEMA;
+	w.value = 100;
+	w.deadline = neuron_now_ns() + 200000000LL;
+	ASSERT_EQ(0, pthread_create(&t, NULL, sem_wait_fn, &w));
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	EXPECT_EQ(-ETIME, w.ret);
+}
+
+/* NC_RELEASE ends the file's waits on that NC at once: -EACCES. */
+TEST_F_TIMEOUT(res, sem_wait_release, 30)
+{
+	struct sem_waiter w = {
+		.fd = self->node.fd, .kind = SEMA, .value = 1,
+		.deadline = INT64_MAX,
+	};
+	pthread_t t;
+
+	ASSERT_EQ(0, reserve(self->node.fd, 1));
+	ASSERT_EQ(0, pthread_create(&t, NULL, sem_wait_fn, &w));
+	neuron_sleep_ms(200);
+	ASSERT_EQ(0, release(self->node.fd, 1));
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	EXPECT_EQ(-EACCES, w.ret);
+}
+
+/* Removal wakes a waiter with no deadline at once. */
+TEST_F_TIMEOUT(res, sem_wait_removal, 30)
+{
+	struct sem_waiter w = {
+		.fd = self->node.fd, .kind = SEMA, .value = 1,
+		.deadline = INT64_MAX,
+	};
+	pthread_t t;
+
+	if (!self->node.created)
+		SKIP(return, "needs a simulated device to remove");
+	ASSERT_EQ(0, reserve(self->node.fd, 1));
+	ASSERT_EQ(0, pthread_create(&t, NULL, sem_wait_fn, &w));
+	neuron_sleep_ms(200);
+	ASSERT_EQ(0, neuron_sim_remove(&self->node));
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	EXPECT_EQ(-ENODEV, w.ret);
 }
 
 TEST_HARNESS_MAIN

@@ -26,6 +26,7 @@
 #include <neuron.h>
 
 #include "neuron_drv.h"
+#include "neuron_exec.h"
 
 #define NEURON_IOCTL_DEF(_name, _fn, _first_member_end, _flags)	\
 	[_IOC_NR(NEURON_IOCTL_##_name)] = {				\
@@ -71,6 +72,16 @@ static const struct neuron_ioctl_desc neuron_ioctls[] = {
 	NEURON_IOCTL_DEF(NOTIFY_TEARDOWN, neuron_ioctl_notify_teardown,
 			 offsetofend(struct neuron_notify_teardown, pad),
 			 NEURON_IOCTL_WRITE),
+	NEURON_IOCTL_DEF(MODEL_LOAD, neuron_ioctl_model_load,
+			 offsetofend(struct neuron_model_load, pad),
+			 NEURON_IOCTL_WRITE | NEURON_IOCTL_UNGUARDED |
+			 NEURON_IOCTL_OUT_ALWAYS),
+	NEURON_IOCTL_DEF(MODEL_UNLOAD, neuron_ioctl_model_unload,
+			 offsetofend(struct neuron_model_unload, flags),
+			 NEURON_IOCTL_WRITE),
+	NEURON_IOCTL_DEF(EXECUTE, neuron_ioctl_execute,
+			 offsetofend(struct neuron_execute, pad),
+			 NEURON_IOCTL_WRITE | NEURON_IOCTL_UNGUARDED),
 };
 
 static_assert(sizeof(struct neuron_query) <= NEURON_IOCTL_ARG_MAX);
@@ -84,6 +95,9 @@ static_assert(sizeof(struct neuron_notify_wait) <= NEURON_IOCTL_ARG_MAX);
 static_assert(sizeof(struct neuron_notify_teardown) <= NEURON_IOCTL_ARG_MAX);
 static_assert(sizeof(struct neuron_nc_reserve) <= NEURON_IOCTL_ARG_MAX);
 static_assert(sizeof(struct neuron_nc_sem) <= NEURON_IOCTL_ARG_MAX);
+static_assert(sizeof(struct neuron_model_load) <= NEURON_IOCTL_ARG_MAX);
+static_assert(sizeof(struct neuron_model_unload) <= NEURON_IOCTL_ARG_MAX);
+static_assert(sizeof(struct neuron_execute) <= NEURON_IOCTL_ARG_MAX);
 
 /**
  * neuron_ioctl_lookup() - find the table entry of an ioctl command
@@ -140,7 +154,8 @@ static long neuron_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		ret = -ENODEV;
 	}
 
-	if (!ret && (_IOC_DIR(cmd) & _IOC_READ) &&
+	if ((!ret || (desc->flags & NEURON_IOCTL_OUT_ALWAYS)) &&
+	    (_IOC_DIR(cmd) & _IOC_READ) &&
 	    copy_to_user(uarg, karg, min(usize, ksize)))
 		ret = -EFAULT;
 	return ret;
@@ -164,6 +179,7 @@ static int neuron_open(struct inode *inode, struct file *file)
 	nf->nd = nd;
 	neuron_file_mem_init(nf);
 	neuron_file_copy_init(nf);
+	neuron_file_model_init(nf);
 	file->private_data = nf;
 	/* All files of the device share one mapping: removal zaps them all. */
 	file->f_mapping = nd->inode->i_mapping;
@@ -176,6 +192,8 @@ static int neuron_release(struct inode *inode, struct file *file)
 	struct neuron_file *nf = file->private_data;
 
 	neuron_nc_file_release(nf);
+	neuron_exec_file_release(nf);
+	neuron_file_model_release(nf);
 	neuron_notify_file_release(nf);
 	neuron_file_copy_release(nf);
 	neuron_file_mem_release(nf);

@@ -67,7 +67,7 @@ VISIBLE_IF_KUNIT int neuron_copy_check(const struct neuron_copy *c)
 EXPORT_SYMBOL_IF_KUNIT(neuron_copy_check);
 
 /* Reserve a sequence number in @nf for a job not built yet. */
-static int neuron_async_reserve(struct neuron_file *nf, u64 *seqno)
+int neuron_async_reserve(struct neuron_file *nf, u64 *seqno)
 {
 	unsigned int max = READ_ONCE(neuron_max_async);
 	u32 id;
@@ -88,14 +88,14 @@ static int neuron_async_reserve(struct neuron_file *nf, u64 *seqno)
 	return 0;
 }
 
-static void neuron_async_unreserve(struct neuron_file *nf, u64 seqno)
+void neuron_async_unreserve(struct neuron_file *nf, u64 seqno)
 {
 	xa_release(&nf->reqs, seqno);
 	atomic_dec(&nf->nreqs);
 }
 
 /* Publish the queued @job under its reserved @seqno (the file's reference). */
-static void neuron_async_publish(struct neuron_file *nf, u64 seqno,
+void neuron_async_publish(struct neuron_file *nf, u64 seqno,
 				 struct neuron_job *job)
 {
 	/* The slot exists: storing into it allocates nothing, cannot fail. */
@@ -103,7 +103,7 @@ static void neuron_async_publish(struct neuron_file *nf, u64 seqno,
 }
 
 /* Drop @seqno from @nf if it still names @job. */
-static bool neuron_async_remove(struct neuron_file *nf, u64 seqno,
+bool neuron_async_remove(struct neuron_file *nf, u64 seqno,
 				struct neuron_job *job)
 {
 	if (xa_cmpxchg(&nf->reqs, seqno, job, NULL, 0) != job)
@@ -168,6 +168,49 @@ static struct neuron_dma_queue *neuron_copy_queue(struct neuron_file *nf,
 	if (ret)
 		return ERR_PTR(ret);
 	return neuron_dma_queue_get(neuron_nc_get(mem->nd, mem->nc));
+}
+
+/**
+ * neuron_copy_mem() - copy between two objects and wait for the copy
+ * @src: source object (the caller's reference stays the caller's).
+ * @soff: byte offset in @src.
+ * @dst: destination object (same).
+ * @doff: byte offset in @dst.
+ * @len: bytes.
+ *
+ * For the driver's own transfers (a model's load): the DMA queue of
+ * @dst's NC, no notification, no reservation check. Called outside the
+ * removal guard; the wait is killable only.
+ * Return: 0, -EINVAL (a range outside its object), -ENOMEM, -EINTR (a
+ * fatal signal; the copy goes on alone), -ENODEV, -EIO.
+ */
+int neuron_copy_mem(struct neuron_mem *src, u64 soff, struct neuron_mem *dst,
+		    u64 doff, u64 len)
+{
+	struct neuron_dma_seg seg = { .len = len };
+	struct neuron_dma_queue *q;
+	struct neuron_job *job;
+	int ret;
+
+	ret = neuron_copy_addr(src, soff, len, &seg.src);
+	if (!ret)
+		ret = neuron_copy_addr(dst, doff, len, &seg.dst);
+	if (ret)
+		return ret;
+	q = neuron_dma_queue_get(neuron_nc_get(dst->nd, dst->nc));
+	if (IS_ERR(q))
+		return PTR_ERR(q);
+	kref_get(&src->ref);
+	job = neuron_copy_job(q, src);
+	if (!job)
+		return -ENOMEM;
+	kref_get(&dst->ref);
+	job->mem[1] = dst;
+	ret = neuron_dma_submit(q, job, &seg);
+	if (!ret)
+		ret = neuron_job_wait(job, KTIME_MAX, false);
+	neuron_job_put(job);
+	return ret;
 }
 
 static int neuron_copy_objects(struct neuron_file *nf, struct neuron_copy *c)

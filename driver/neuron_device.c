@@ -28,6 +28,7 @@
 #include <linux/srcu.h>
 
 #include "neuron_drv.h"
+#include "neuron_exec.h"
 #include "neuron_hw.h"
 #include "dma/neuron_dma.h"
 
@@ -45,6 +46,7 @@ static void neuron_device_release(struct device *dev)
 
 	if (nd->inode)
 		neuron_device_inode_fini(nd);
+	neuron_exec_release(nd);
 	neuron_dma_release(nd);
 	neuron_notify_device_fini(nd);
 	neuron_device_mem_fini(nd);
@@ -141,6 +143,10 @@ static int neuron_hal_check(const struct ndhal *hal)
 	     !ops->dma_queue_start || !ops->dma_queue_kick || !ops->dma_queue_stop))
 		return -EINVAL;
 	if ((hal->caps & NEURON_CAP_SEM) && !ops->sem_update)
+		return -EINVAL;
+	if ((hal->caps & NEURON_CAP_EXEC) &&
+	    (!ops->exec_start || !ops->exec_reset || !ops->coherent_alloc ||
+	     !ops->irq_request || !(hal->caps & NEURON_CAP_COPY)))
 		return -EINVAL;
 	if ((hal->caps & NEURON_CAP_NOTIFY) &&
 	    (!ops->notify_init || !ops->notify_fini || !ops->notify_consume ||
@@ -260,6 +266,7 @@ void neuron_device_remove(struct neuron_device *nd)
 	synchronize_srcu(&nd->unplug_srcu);
 	neuron_device_zap_mappings(nd);
 	cdev_device_del(&nd->cdev, &nd->dev);
+	neuron_exec_unplug(nd);
 	neuron_dma_unplug(nd);
 	neuron_hw_res_revoke_all(nd);
 	neuron_hw_fini(nd);

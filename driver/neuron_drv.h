@@ -35,6 +35,7 @@
 struct neuron_dma_queue;
 struct neuron_notify_dev;
 struct neuron_notify_queue;
+struct neuron_exec_queue;
 
 /**
  * struct neuron_pin_charge - pages charged to a process's pinned memory
@@ -119,6 +120,8 @@ struct neuron_mem_counter {
  *	stays until the device is released (removal only stops it).
  * @notify: the NC's notification queues (NEURON_NOTIFY_TYPES of them), or
  *	NULL when the device has no NEURON_CAP_NOTIFY.
+ * @exec: the NC's execution queue (neuron_exec.c), made on first use;
+ *	stays until the device is released.
  * @sem_wait: NC_SEM waiters; woken when a semaphore or event of the NC
  *	changes, and by removal.
  * @usage: memory alive that is charged to this NC.
@@ -136,6 +139,7 @@ struct neuron_nc {
 	kuid_t owner_uid;
 	struct neuron_dma_queue *dma;
 	struct neuron_notify_queue *notify;
+	struct neuron_exec_queue *exec;
 	wait_queue_head_t sem_wait;
 	struct neuron_mem_counter usage;
 	atomic64_t jobs;
@@ -221,6 +225,8 @@ struct neuron_device {
  * @nreqs: entries in @reqs.
  * @nqueues: notification queues the file owns; under the device's
  *	notification lock (dma/neuron_notify.c).
+ * @models: handle -> struct neuron_model loaded by the file (neuron_model.c);
+ *	each entry holds a reference.
  */
 struct neuron_file {
 	struct neuron_device *nd;
@@ -231,6 +237,7 @@ struct neuron_file {
 	u32 next_seqno;
 	atomic_t nreqs;
 	unsigned int nqueues;
+	struct xarray models;
 };
 
 /**
@@ -370,8 +377,10 @@ int neuron_ioctl_nc_reserve(struct neuron_file *nf, void *arg);
 int neuron_ioctl_nc_release(struct neuron_file *nf, void *arg);
 int neuron_ioctl_nc_sem(struct neuron_file *nf, void *arg);
 void neuron_nc_unplug(struct neuron_device *nd);
+void neuron_nc_sem_changed(struct neuron_device *nd, u32 nc);
 int neuron_query_nc_state(struct neuron_file *nf, struct neuron_query *q);
 void neuron_nc_reset_done(struct neuron_nc *nc, bool ok);
+void neuron_nc_set_running(struct neuron_nc *nc, bool running);
 
 /* neuron_cdev.c */
 extern const struct file_operations neuron_fops;
@@ -383,6 +392,11 @@ extern const struct file_operations neuron_fops;
  * dispatcher does not enter it around the call.
  */
 #define NEURON_IOCTL_UNGUARDED	BIT(1)
+/*
+ * The Out fields are copied back even when the handler fails (it sets
+ * them for that case too).
+ */
+#define NEURON_IOCTL_OUT_ALWAYS	BIT(2)
 /* Room for the largest ioctl argument structure. */
 #define NEURON_IOCTL_ARG_MAX	128
 
@@ -433,6 +447,10 @@ void neuron_device_mem_fini(struct neuron_device *nd);
 int neuron_ioctl_mem_alloc(struct neuron_file *nf, void *arg);
 int neuron_ioctl_mem_free(struct neuron_file *nf, void *arg);
 struct neuron_mem *neuron_mem_lookup(struct neuron_file *nf, u32 handle);
+struct neuron_mem *neuron_mem_new(struct neuron_device *nd, u32 kind, u32 nc,
+				  u32 channel, u64 align, u64 size);
+int neuron_file_reserve(struct neuron_file *nf, u32 kind, u64 size);
+void neuron_file_unreserve(struct neuron_file *nf, u32 kind, u64 size);
 void neuron_mem_put(struct neuron_mem *mem);
 struct page **neuron_pages_alloc(unsigned long npages);
 void neuron_pages_free(struct page **pages, unsigned long npages);
@@ -445,6 +463,15 @@ int neuron_ioctl_memset(struct neuron_file *nf, void *arg);
 int neuron_ioctl_wait(struct neuron_file *nf, void *arg);
 void neuron_file_copy_init(struct neuron_file *nf);
 void neuron_file_copy_release(struct neuron_file *nf);
+int neuron_copy_mem(struct neuron_mem *src, u64 soff, struct neuron_mem *dst,
+		    u64 doff, u64 len);
+struct neuron_job;
+int neuron_async_reserve(struct neuron_file *nf, u64 *seqno);
+void neuron_async_unreserve(struct neuron_file *nf, u64 seqno);
+void neuron_async_publish(struct neuron_file *nf, u64 seqno,
+			  struct neuron_job *job);
+bool neuron_async_remove(struct neuron_file *nf, u64 seqno,
+			 struct neuron_job *job);
 
 /* dma/neuron_notify.c */
 int neuron_notify_device_init(struct neuron_device *nd);

@@ -126,4 +126,16 @@ static inline int neuron_hw_sem_update(struct neuron_device *nd, u32 nc,
 	return nd->hal->ops->sem_update(nd, nc, kind, index, op, val, out);
 }
 
+static inline int neuron_hw_exec_start(struct neuron_device *nd,
+				       const struct ndhal_exec *e)
+{
+	return nd->hal->ops->exec_start(nd, e);
+}
+
+static inline void neuron_hw_exec_reset(struct neuron_device *nd, u32 nc,
+					u32 code)
+{
+	nd->hal->ops->exec_reset(nd, nc, code);
+}
+
 #endif /* _NEURON_HW_H */

@@ -343,7 +343,7 @@ EXPORT_SYMBOL_IF_KUNIT(neuron_mem_check);
  * the per-file limits (0: none). Return: 0 or -ENOSPC. Two racing callers
  * near a limit may both fail; neither passes it.
  */
-static int neuron_file_reserve(struct neuron_file *nf, u32 kind, u64 size)
+int neuron_file_reserve(struct neuron_file *nf, u32 kind, u64 size)
 {
 	u64 max_bytes = READ_ONCE(neuron_max_mem_bytes);
 	u32 max_handles = READ_ONCE(neuron_max_handles);
@@ -362,10 +362,54 @@ err_handle:
 	return -ENOSPC;
 }
 
-static void neuron_file_unreserve(struct neuron_file *nf, u32 kind, u64 size)
+void neuron_file_unreserve(struct neuron_file *nf, u32 kind, u64 size)
 {
 	neuron_counter_add(&nf->usage, kind, -size);
 	atomic64_dec(&nf->nhandles);
+}
+
+/**
+ * neuron_mem_new() - a new memory object, with no handle yet
+ * @nd: the device.
+ * @kind: NEURON_MEM_HOST or NEURON_MEM_DEVICE.
+ * @nc: the NeuronCore it is charged to, checked by the caller.
+ * @channel: DRAM channel or NEURON_MEM_CHANNEL_ANY (device memory).
+ * @align: alignment of device memory (0: a page).
+ * @size: bytes, at most NEURON_MEM_MAX_SIZE; rounded up to pages.
+ *
+ * Called inside the removal guard. The memory is zeroed; host memory is
+ * charged to the caller (neuron_host_alloc()). The caller owns the one
+ * reference. Return: the object or an ERR_PTR (-ENOMEM, the backend's).
+ */
+struct neuron_mem *neuron_mem_new(struct neuron_device *nd, u32 kind, u32 nc,
+				  u32 channel, u64 align, u64 size)
+{
+	struct neuron_mem *mem;
+	int ret;
+
+	mem = kzalloc(sizeof(*mem), GFP_KERNEL_ACCOUNT);
+	if (!mem)
+		return ERR_PTR(-ENOMEM);
+	mem->kind = kind;
+	mem->nc = array_index_nospec(nc, nd->hal->arch->nc_count);
+	mem->size = PAGE_ALIGN(size);
+	mem->npages = mem->size >> PAGE_SHIFT;
+	if (mem->kind == NEURON_MEM_HOST)
+		ret = neuron_host_alloc(nd, mem);
+	else
+		ret = neuron_dram_alloc(nd, mem, channel, align);
+	if (ret) {
+		kfree(mem);
+		return ERR_PTR(ret);
+	}
+
+	/* From here on the object frees itself with its last reference. */
+	kref_init(&mem->ref);
+	mem->nd = nd;
+	get_device(&nd->dev);
+	neuron_counter_add(&nd->usage, mem->kind, mem->size);
+	neuron_counter_add(&nd->nc[mem->nc].usage, mem->kind, mem->size);
+	return mem;
 }
 
 int neuron_ioctl_mem_alloc(struct neuron_file *nf, void *arg)
@@ -390,29 +434,11 @@ int neuron_ioctl_mem_alloc(struct neuron_file *nf, void *arg)
 	if (ret)
 		return ret;
 
-	ret = -ENOMEM;
-	mem = kzalloc(sizeof(*mem), GFP_KERNEL_ACCOUNT);
-	if (!mem)
-		goto err_unreserve;
-	mem->kind = a->kind;
-	mem->nc = array_index_nospec(a->nc, nd->hal->arch->nc_count);
-	mem->size = size;
-	mem->npages = mem->size >> PAGE_SHIFT;
-	if (mem->kind == NEURON_MEM_HOST)
-		ret = neuron_host_alloc(nd, mem);
-	else
-		ret = neuron_dram_alloc(nd, mem, a->channel, a->align);
-	if (ret) {
-		kfree(mem);
-		goto err_unreserve;
+	mem = neuron_mem_new(nd, a->kind, a->nc, a->channel, a->align, size);
+	if (IS_ERR(mem)) {
+		neuron_file_unreserve(nf, a->kind, size);
+		return PTR_ERR(mem);
 	}
-
-	/* From here on the object frees itself with its last reference. */
-	kref_init(&mem->ref);
-	mem->nd = nd;
-	get_device(&nd->dev);
-	neuron_counter_add(&nd->usage, mem->kind, mem->size);
-	neuron_counter_add(&nd->nc[mem->nc].usage, mem->kind, mem->size);
 
 	ret = neuron_mmap_offset_alloc(nd, mem);
 	if (!ret) {
@@ -436,10 +462,6 @@ int neuron_ioctl_mem_alloc(struct neuron_file *nf, void *arg)
 	a->handle = handle;
 	a->mmap_offset = offset;
 	return 0;
-
-err_unreserve:
-	neuron_file_unreserve(nf, a->kind, size);
-	return ret;
 }
 
 int neuron_ioctl_mem_free(struct neuron_file *nf, void *arg)

@@ -26,6 +26,7 @@
 
 #include "neuron_drv.h"
 #include "neuron_hw.h"
+#include "neuron_exec.h"
 
 /* Is @nf allowed on NC @nc (in range, checked by the caller)? 0 or -EBUSY. */
 int neuron_nc_access(struct neuron_file *nf, u32 nc)
@@ -138,6 +139,10 @@ int neuron_ioctl_nc_release(struct neuron_file *nf, void *arg)
 		if (r->nc_mask & BIT_ULL(i))
 			neuron_nc_disown(&nd->nc[i]);
 	neuron_nc_unlock_mask(nd, r->nc_mask);
+	/* The file's executions on them end with the reservation. */
+	for (i = 0; i < nd->hal->arch->nc_count && !ret; i++)
+		if (r->nc_mask & BIT_ULL(i))
+			neuron_exec_cancel_file(nd, i, nf);
 	return ret;
 }
 
@@ -157,6 +162,21 @@ void neuron_nc_file_release(struct neuron_file *nf)
 			neuron_nc_disown(nc);
 		mutex_unlock(&nc->lock);
 	}
+}
+
+/*
+ * The NC's core starts an execution (@running) or goes idle: its state
+ * becomes NEURON_NC_RUNNING, or back to reserved or free. A resetting or
+ * failed NC keeps its state.
+ */
+void neuron_nc_set_running(struct neuron_nc *nc, bool running)
+{
+	mutex_lock(&nc->lock);
+	if (running && (nc->state == NEURON_NC_FREE || nc->state == NEURON_NC_RESERVED))
+		nc->state = NEURON_NC_RUNNING;
+	else if (!running && nc->state == NEURON_NC_RUNNING)
+		nc->state = nc->owner ? NEURON_NC_RESERVED : NEURON_NC_FREE;
+	mutex_unlock(&nc->lock);
 }
 
 /* A reset of the NC ended (@ok: it is back in service). */
@@ -297,6 +317,22 @@ int neuron_ioctl_nc_sem(struct neuron_file *nf, void *arg)
 		s->value = v;
 	return ret;
 }
+
+/**
+ * neuron_nc_sem_changed() - the device changed a semaphore or event of NC @nc
+ * @nd: the device.
+ * @nc: the NeuronCore, below the arch's count.
+ *
+ * Called by a backend when a program running on the core changed one (the
+ * simulator's SEM_SIGNAL, SEM_WAIT, EVENT_SET): wakes the NC_SEM waiters.
+ * Any context but hard interrupt.
+ */
+void neuron_nc_sem_changed(struct neuron_device *nd, u32 nc)
+{
+	if (nc < nd->hal->arch->nc_count)
+		wake_up_all(&neuron_nc_get(nd, nc)->sem_wait);
+}
+EXPORT_SYMBOL_NS_GPL(neuron_nc_sem_changed, NEURON_NS);
 
 /* The device is going away: wake every NC_SEM waiter (they see it gone). */
 void neuron_nc_unplug(struct neuron_device *nd)

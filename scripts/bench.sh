@@ -14,7 +14,7 @@
 vm_run_prep bench
 progs="$BUILD/bench-progs"
 mkdir -p "$progs"
-gcc -static -O2 -Wall -Wextra -Werror -I "$SRC/uapi" -o "$progs/neuron-bench" \
+gcc -static -O2 -pthread -Wall -Wextra -Werror -I "$SRC/uapi" -o "$progs/neuron-bench" \
 	"$SRC/tools/neuron-bench.c"
 log "booting $KREL (2 GiB) with neuron.ko and neuron_sim.ko; neuron-bench"
 rc=0

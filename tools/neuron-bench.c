@@ -7,17 +7,23 @@
  *   mmap of device memory, the same two directions     vs memcpy of 64 MiB
  *   NEURON_IOCTL_QUERY                                 vs getppid()
  *   MEM_ALLOC + MEM_FREE with 100k live handles        vs with 1k
+ *   EXECUTE (submit and wait) of an empty model        vs the empty ioctl
+ *                                                         and QUERY
+ *   executions per second on 2 NCs (threads of one file) and in 2
+ *   processes                                          vs on 1 NC
+ *   a 2-layer MLP on the simulated core                vs on the host CPU
  *
  * Each ratio compares the best of several rounds that time the baseline
  * and the subject back to back. Usage: neuron-bench [/dev/neuronN]
  * The device needs NEURON_CAP_MEM and _COPY and about 600 MiB of memory.
- * Without an argument, neuron-bench creates a simulated v2 device of
+ * Without an argument, neuron-bench creates a simulated v3 device of
  * 1536 MiB for the run (root, neuron_sim.ko loaded; a simulated device has
  * at most the RAM) and deletes it afterwards.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +31,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -40,6 +47,7 @@
 #define ALLOC_ROUNDS	3
 #define LIVE_FEW	1000
 #define LIVE_MANY	100000
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define SIM_BUS		"/sys/bus/neuron_sim"
 #define SIM_ID		"9000"
 
@@ -303,7 +311,7 @@ static void sim_create(char *path, size_t len)
 	DIR *d;
 	int i;
 
-	sysfs_write(SIM_BUS "/new_device", SIM_ID " v2 1536");
+	sysfs_write(SIM_BUS "/new_device", SIM_ID " v3 1536");
 	d = opendir(dir);
 	if (!d)
 		die(dir);
@@ -313,6 +321,256 @@ static void sim_create(char *path, size_t len)
 	closedir(d);
 	for (i = 0; i < 500 && access(path, F_OK); i++)
 		usleep(10000);
+}
+
+/* ---- execution ---- */
+
+#define EXEC_SECONDS	1.0
+#define MLP_B		32	/* batch */
+#define MLP_I		128	/* inputs */
+#define MLP_H		128	/* hidden */
+#define MLP_O		32	/* outputs */
+
+static void nc_reserve(int f, __u64 mask)
+{
+	struct neuron_nc_reserve r = { .nc_mask = mask };
+
+	if (ioctl(f, NEURON_IOCTL_NC_RESERVE, &r))
+		die("NC_RESERVE");
+}
+
+static __u32 load(int f, __u32 nc, const struct neuron_model_block *blocks,
+		  __u32 nblocks, const struct neuron_model_slot *slots,
+		  __u32 nslots, const void *data, __u64 data_size, __u64 scratch)
+{
+	struct neuron_model_load l = {
+		.nc = nc, .blocks = (uintptr_t)blocks, .nblocks = nblocks,
+		.slots = (uintptr_t)slots, .nslots = nslots,
+		.data = (uintptr_t)data, .data_size = data_size,
+		.scratch_size = scratch,
+	};
+
+	if (ioctl(f, NEURON_IOCTL_MODEL_LOAD, &l))
+		die("MODEL_LOAD");
+	return l.handle;
+}
+
+/* The empty model: one END on SP. */
+static __u32 load_empty(int f, __u32 nc)
+{
+	static const struct neuron_tpb_insn end = { .opcode = NEURON_TPB_END };
+	struct neuron_model_block b = { .insns = (uintptr_t)&end, .count = 1,
+					.engine = NEURON_ENGINE_SP };
+
+	return load(f, nc, &b, 1, NULL, 0, NULL, 0, 0);
+}
+
+/* One submit-and-wait: one ioctl. */
+static void run(int f, __u32 model, const __u32 *bind, __u32 nbind)
+{
+	struct neuron_execute x = { .model = model, .flags = NEURON_EXEC_WAIT,
+				    .bindings = (uintptr_t)bind, .nbindings = nbind };
+
+	if (ioctl(f, NEURON_IOCTL_EXECUTE, &x) || x.status != NEURON_EXEC_OK)
+		die("EXECUTE");
+}
+
+static __u32 model_for_call;
+static void call_execute(struct neuron_query *q, int null)
+{
+	(void)q;
+	(void)null;
+	run(fd, model_for_call, NULL, 0);
+}
+
+struct exec_arg {
+	int fd;
+	__u32 model;
+	long count;
+};
+
+/* Empty executions for EXEC_SECONDS: how many. */
+static void *exec_loop(void *p)
+{
+	struct exec_arg *a = p;
+	double end = now() + EXEC_SECONDS;
+
+	for (a->count = 0; now() < end; a->count++)
+		run(a->fd, a->model, NULL, 0);
+	return NULL;
+}
+
+/* Executions per second: @n threads on NCs 0..n-1 of one file. */
+static double rate_threads(const __u32 *models, int n)
+{
+	struct exec_arg a[2];
+	pthread_t t[2];
+	double total = 0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		a[i] = (struct exec_arg){ .fd = fd, .model = models[i] };
+		if (pthread_create(&t[i], NULL, exec_loop, &a[i]))
+			die("pthread_create");
+	}
+	for (i = 0; i < n; i++) {
+		pthread_join(t[i], NULL);
+		total += a[i].count;
+	}
+	return total / EXEC_SECONDS;
+}
+
+/* Executions per second of 2 processes, each with its file and NC. */
+static double rate_processes(const char *path)
+{
+	int pipes[2][2], i;
+	double total = 0;
+	long count;
+
+	for (i = 0; i < 2; i++) {
+		if (pipe(pipes[i]))
+			die("pipe");
+		if (fork() == 0) {
+			struct exec_arg a = { .fd = open(path, O_RDWR) };
+
+			if (a.fd < 0)
+				die(path);
+			nc_reserve(a.fd, 1ULL << (2 + i));
+			a.model = load_empty(a.fd, 2 + i);
+			exec_loop(&a);
+			if (write(pipes[i][1], &a.count, sizeof(a.count)) < 0)
+				_exit(1);
+			_exit(0);
+		}
+	}
+	for (i = 0; i < 2; i++) {
+		if (read(pipes[i][0], &count, sizeof(count)) != sizeof(count))
+			die("child");
+		total += count;
+		wait(NULL);
+	}
+	return total / EXEC_SECONDS;
+}
+
+static __u32 dev_tensor(__u64 size, const void *data)
+{
+	struct neuron_mem_alloc m = alloc(NEURON_MEM_DEVICE, size);
+
+	if (data)
+		copy(0, m.handle, data, NULL);
+	return m.handle;
+}
+
+/* y = W2 relu(W1 x + b1) + b2 on the host, in the core's order. */
+static void mlp_host(const float *x, const float *w1, const float *b1,
+		     const float *w2, const float *b2, float *h, float *y)
+{
+	int i, j, p;
+
+	for (i = 0; i < MLP_B; i++)
+		for (j = 0; j < MLP_H; j++) {
+			float acc = 0;
+
+			for (p = 0; p < MLP_I; p++)
+				acc += x[i * MLP_I + p] * w1[p * MLP_H + j];
+			acc += b1[j];
+			h[i * MLP_H + j] = acc > 0 ? acc : 0;
+		}
+	for (i = 0; i < MLP_B; i++)
+		for (j = 0; j < MLP_O; j++) {
+			float acc = 0;
+
+			for (p = 0; p < MLP_H; p++)
+				acc += h[i * MLP_H + p] * w2[p * MLP_O + j];
+			y[i * MLP_O + j] = acc + b2[j];
+		}
+}
+
+#define REF(r, o)	{ .region = (r), .offset = (o) }
+
+/*
+ * The MLP on NC @nc: time of one submit-and-wait over the time of the
+ * same computation on the host (best of ROUNDS each).
+ */
+static struct best bench_mlp(__u32 nc)
+{
+	/* data: W1 [I x H], b1 [H], W2 [H x O], b2 [O]; scratch: h [B x H] */
+	enum { W1 = 0, B1 = W1 + 4 * MLP_I * MLP_H, W2 = B1 + 4 * MLP_H,
+	       B2 = W2 + 4 * MLP_H * MLP_O, DATA_SIZE = B2 + 4 * MLP_O };
+	static float data[DATA_SIZE / 4], x[MLP_B * MLP_I], h[MLP_B * MLP_H];
+	static float y[MLP_B * MLP_O], yd[MLP_B * MLP_O];
+	const struct neuron_tpb_insn pe[] = {
+		{ .opcode = NEURON_TPB_MATMUL, .m = MLP_B, .k = MLP_I, .n = MLP_H,
+		  .dst = REF(NEURON_REGION_SCRATCH, 0), .a = REF(NEURON_REGION_SLOT(0), 0),
+		  .b = REF(NEURON_REGION_DATA, W1) },
+		{ .opcode = NEURON_TPB_SEM_SIGNAL, .index = 0, .imm = 1 },
+		{ .opcode = NEURON_TPB_SEM_WAIT, .index = 1, .imm = 1 },
+		{ .opcode = NEURON_TPB_MATMUL, .m = MLP_B, .k = MLP_H, .n = MLP_O,
+		  .dst = REF(NEURON_REGION_SLOT(1), 0), .a = REF(NEURON_REGION_SCRATCH, 0),
+		  .b = REF(NEURON_REGION_DATA, W2) },
+		{ .opcode = NEURON_TPB_SEM_SIGNAL, .index = 2, .imm = 1 },
+		{ .opcode = NEURON_TPB_END },
+	};
+	const struct neuron_tpb_insn dve[] = {
+		{ .opcode = NEURON_TPB_SEM_WAIT, .index = 0, .imm = 1 },
+		{ .opcode = NEURON_TPB_TT, .func = NEURON_ALU_ADD | NEURON_TPB_BCAST,
+		  .m = MLP_B, .n = MLP_H, .dst = REF(NEURON_REGION_SCRATCH, 0),
+		  .a = REF(NEURON_REGION_SCRATCH, 0), .b = REF(NEURON_REGION_DATA, B1) },
+		{ .opcode = NEURON_TPB_SEM_SIGNAL, .index = 3, .imm = 1 },
+		{ .opcode = NEURON_TPB_SEM_WAIT, .index = 2, .imm = 1 },
+		{ .opcode = NEURON_TPB_TT, .func = NEURON_ALU_ADD | NEURON_TPB_BCAST,
+		  .m = MLP_B, .n = MLP_O, .dst = REF(NEURON_REGION_SLOT(1), 0),
+		  .a = REF(NEURON_REGION_SLOT(1), 0), .b = REF(NEURON_REGION_DATA, B2) },
+		{ .opcode = NEURON_TPB_END },
+	};
+	const struct neuron_tpb_insn act[] = {
+		{ .opcode = NEURON_TPB_SEM_WAIT, .index = 3, .imm = 1 },
+		{ .opcode = NEURON_TPB_ACT, .func = NEURON_ACT_RELU, .n = MLP_B * MLP_H,
+		  .dst = REF(NEURON_REGION_SCRATCH, 0), .a = REF(NEURON_REGION_SCRATCH, 0) },
+		{ .opcode = NEURON_TPB_SEM_SIGNAL, .index = 1, .imm = 1 },
+		{ .opcode = NEURON_TPB_END },
+	};
+	const struct neuron_model_block blocks[] = {
+		{ (uintptr_t)pe, ARRAY_SIZE(pe), NEURON_ENGINE_PE },
+		{ (uintptr_t)dve, ARRAY_SIZE(dve), NEURON_ENGINE_DVE },
+		{ (uintptr_t)act, ARRAY_SIZE(act), NEURON_ENGINE_ACT },
+	};
+	const struct neuron_model_slot slots[] = {
+		{ .size = sizeof(x), .kind = NEURON_SLOT_INPUT },
+		{ .size = sizeof(y), .kind = NEURON_SLOT_OUTPUT },
+	};
+	struct best r = { 0 };
+	__u32 model, bind[2];
+	double t, host;
+	unsigned int i;
+	int n;
+
+	srand(1);
+	for (i = 0; i < DATA_SIZE / 4; i++)
+		data[i] = (float)rand() / RAND_MAX - 0.5f;
+	for (i = 0; i < MLP_B * MLP_I; i++)
+		x[i] = (float)rand() / RAND_MAX - 0.5f;
+	model = load(fd, nc, blocks, 3, slots, 2, data, DATA_SIZE, sizeof(h));
+	bind[0] = dev_tensor(sizeof(x), x);
+	bind[1] = dev_tensor(sizeof(y), NULL);
+	for (n = 0; n < ROUNDS; n++) {
+		t = now();
+		mlp_host(x, data + W1 / 4, data + B1 / 4, data + W2 / 4,
+			 data + B2 / 4, h, y);
+		host = now() - t;
+		t = now();
+		run(fd, model, bind, 2);
+		best_add(&r, host, now() - t);
+	}
+	/* The device's answer is the host's, to rounding. */
+	copy(bind[1], 0, NULL, yd);
+	for (i = 0; i < MLP_B * MLP_O; i++) {
+		float d = yd[i] - y[i];
+
+		if (d > 0.0001f || d < -0.0001f)
+			die("MLP: the device's result differs from the host's");
+	}
+	return r;
 }
 
 static void line(const char *what, double ratio, const char *note)
@@ -325,8 +583,8 @@ int main(int argc, char **argv)
 	char path[300] = "";
 	struct neuron_mem_alloc dev;
 	unsigned char *slots, *slot, *a, *b, *m;
-	struct best h2d, d2h, mh2d, md2h, q, al;
-	double floor;
+	struct best h2d, d2h, mh2d, md2h, q, al, ex = { 0 }, mlp;
+	double floor, rate1, rate2, ratep;
 
 	if (argc > 1)
 		snprintf(path, sizeof(path), "%s", argv[1]);
@@ -361,6 +619,20 @@ int main(int argc, char **argv)
 	md2h = bench_memcpy(a, b, b, m);
 	q = bench_query(&floor);
 	al = bench_alloc();
+	nc_reserve(fd, 3);
+	{
+		__u32 models[2] = { load_empty(fd, 0), load_empty(fd, 1) };
+		struct neuron_query qq = { 0 };
+		int n;
+
+		model_for_call = models[0];
+		for (n = 0; n < ROUNDS; n++)
+			best_add(&ex, q.subject, per_call(call_execute, &qq, 0));
+		rate1 = rate_threads(models, 1);
+		rate2 = rate_threads(models, 2);
+		ratep = rate_processes(path);
+	}
+	mlp = bench_mlp(1);
 
 	printf("bench: baselines (best of %d rounds): memcpy 64 MiB %.2f ms,",
 	       ROUNDS, h2d.base * 1e3);
@@ -374,6 +646,16 @@ int main(int argc, char **argv)
 	line("empty ioctl on /dev/null / getppid", floor / q.base,
 	     "context: the least an ioctl costs");
 	line("alloc+free 100k / 1k live handles", al.subject / al.base, "target <= 1.5");
+	printf("bench: execute: empty model %.1f us per submit-and-wait (1 ioctl),",
+	       ex.subject * 1e6);
+	printf(" %.0f/s on 1 NC\n", rate1);
+	line("execute / empty ioctl (time per call)", ex.subject / floor,
+	     "context: one round trip through the core");
+	line("execute / query (time per call)", ex.subject / q.subject, "context");
+	line("executions/s 2 NCs (threads) / 1 NC", rate2 / rate1, "ideal 2; 2 CPUs");
+	line("executions/s 2 processes / 1 NC", ratep / rate1, "ideal 2; 2 CPUs");
+	line("MLP on the simulated core / on the host", mlp.subject / mlp.base,
+	     "context: the simulator's cost");
 	munmap(slots, 4 * SPACING);
 	close(fd);
 	if (argc == 1)

@@ -35,6 +35,7 @@ static const struct bit_name cap_names[] = {
 	{ NEURON_CAP_NOTIFY, "NOTIFY" },
 	{ NEURON_CAP_RESERVE, "RESERVE" },
 	{ NEURON_CAP_SEM, "SEM" },
+	{ NEURON_CAP_EXEC, "EXEC" },
 };
 
 static const struct bit_name flag_names[] = {

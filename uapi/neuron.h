@@ -558,7 +558,7 @@ struct neuron_notify_teardown {
 /* NeuronCore states (struct neuron_nc_state.state). */
 #define NEURON_NC_FREE			0	/* in service, not reserved */
 #define NEURON_NC_RESERVED		1	/* in service, reserved by a file */
-#define NEURON_NC_RUNNING		2	/* executing (reserved) */
+#define NEURON_NC_RUNNING		2	/* its core is executing a model */
 #define NEURON_NC_RESETTING		3	/* being reset after a hang or error */
 #define NEURON_NC_FAILED		4	/* out of service: a reset failed */
 
@@ -692,5 +692,295 @@ struct neuron_nc_sem {
 /* ---- end of semaphores and events ---- */
 
 /* ---- end of NeuronCore reservation ---- */
+
+/*
+ * ---- Models and execution (NEURON_CAP_EXEC) ----
+ *
+ * A model is a program for the engines of one NeuronCore: one block of
+ * struct neuron_tpb_insn per engine, constant data, a scratch size and a
+ * table of input/output slots. NEURON_IOCTL_MODEL_LOAD validates every
+ * instruction, copies the blocks and the data into device memory owned by
+ * the model and returns a model handle of the file; NEURON_IOCTL_EXECUTE
+ * binds memory objects to the slots and runs it. The instruction set is
+ * documented in docs/sim-isa.md. An instruction names memory only as a
+ * region (NEURON_REGION_*) and an offset in it, never as an address.
+ */
+
+/** NEURON_CAP_EXEC - MODEL_LOAD, MODEL_UNLOAD, EXECUTE. */
+#define NEURON_CAP_EXEC			_BITULL(6)
+
+/* Engines of a NeuronCore: struct neuron_model_block.engine. */
+#define NEURON_ENGINE_PE		0	/* matrix multiply */
+#define NEURON_ENGINE_ACT		1	/* activation functions */
+#define NEURON_ENGINE_POOL		2	/* pooling */
+#define NEURON_ENGINE_DVE		3	/* vector (elementwise) */
+#define NEURON_ENGINE_SP		4	/* sync and data movement */
+#define NEURON_ENGINES			5
+
+/* Element types: struct neuron_tpb_insn.dtype, neuron_model_slot.dtype. */
+#define NEURON_DT_FP32			0
+#define NEURON_DT_INT32			1
+
+/* Regions: struct neuron_tpb_ref.region. */
+/** NEURON_REGION_DATA - the model's constant data (read only). */
+#define NEURON_REGION_DATA		0
+/** NEURON_REGION_SCRATCH - the model's scratch memory (zeroed at load). */
+#define NEURON_REGION_SCRATCH		1
+/** NEURON_REGION_SLOT - the memory object bound to I/O slot @i. */
+#define NEURON_REGION_SLOT(i)		(2 + (i))
+
+/* Opcodes: struct neuron_tpb_insn.opcode (docs/sim-isa.md). */
+#define NEURON_TPB_END			0x01
+#define NEURON_TPB_JUMP			0x02
+#define NEURON_TPB_COPY			0x10
+#define NEURON_TPB_MATMUL		0x20
+#define NEURON_TPB_ACT			0x30
+#define NEURON_TPB_POOL			0x40
+#define NEURON_TPB_TT			0x50
+#define NEURON_TPB_TS			0x51
+#define NEURON_TPB_SEM_SIGNAL		0x60
+#define NEURON_TPB_SEM_WAIT		0x61
+#define NEURON_TPB_EVENT_SET		0x62
+#define NEURON_TPB_EVENT_WAIT		0x63
+#define NEURON_TPB_NOTIFY		0x70
+
+/* MATMUL func: add to the destination instead of overwriting it. */
+#define NEURON_TPB_ACCUMULATE		1
+/* ACT func */
+#define NEURON_ACT_IDENTITY		0
+#define NEURON_ACT_RELU			1
+#define NEURON_ACT_SIGMOID		2
+#define NEURON_ACT_TANH			3
+/* POOL func */
+#define NEURON_POOL_MAX			0
+#define NEURON_POOL_AVG			1
+/* TT and TS func: the operation, possibly with NEURON_TPB_BCAST (TT). */
+#define NEURON_ALU_ADD			0
+#define NEURON_ALU_SUB			1
+#define NEURON_ALU_MUL			2
+#define NEURON_ALU_MAX			3
+#define NEURON_ALU_DIV			4
+/* TT: operand b is one row of n elements, used for every row. */
+#define NEURON_TPB_BCAST		0x80
+
+/* Largest m, k, n of an instruction; largest elements of one operand. */
+#define NEURON_TPB_MAX_DIM		1024
+#define NEURON_TPB_MAX_ELEMS		(256 * 1024)
+/* Largest block, in instructions. */
+#define NEURON_TPB_MAX_INSNS		65536
+
+/**
+ * struct neuron_tpb_ref - a memory operand
+ * @region: NEURON_REGION_*.
+ * @offset: byte offset in the region, a multiple of 4.
+ */
+struct neuron_tpb_ref {
+	__u32 region;
+	__u32 offset;
+};
+
+/**
+ * struct neuron_tpb_insn - one instruction (48 bytes; docs/sim-isa.md)
+ * @opcode: NEURON_TPB_*.
+ * @dtype: NEURON_DT_* of the elements.
+ * @func: the operation's variant (ACT function, POOL kind, ALU op, flags).
+ * @flags: must be 0.
+ * @imm: immediate: a scalar (bits of a @dtype value), a count, a jump
+ *	target or a notification value, per opcode.
+ * @m: rows.
+ * @k: inner dimension (MATMUL) or pooling window (POOL).
+ * @n: columns, or elements.
+ * @index: semaphore or event number.
+ * @dst: destination operand.
+ * @a: first source operand.
+ * @b: second source operand.
+ *
+ * Fields an opcode does not use must be 0.
+ */
+struct neuron_tpb_insn {
+	__u8 opcode;
+	__u8 dtype;
+	__u8 func;
+	__u8 flags;
+	__u32 imm;
+	__u32 m;
+	__u32 k;
+	__u32 n;
+	__u32 index;
+	struct neuron_tpb_ref dst;
+	struct neuron_tpb_ref a;
+	struct neuron_tpb_ref b;
+};
+
+/**
+ * struct neuron_model_block - the program of one engine
+ * @insns: In: user pointer to @count struct neuron_tpb_insn.
+ * @count: In: 1 to NEURON_TPB_MAX_INSNS.
+ * @engine: In: NEURON_ENGINE_*, each engine at most once per model.
+ */
+struct neuron_model_block {
+	__u64 insns;
+	__u32 count;
+	__u32 engine;
+};
+
+/* struct neuron_model_slot.kind */
+#define NEURON_SLOT_INPUT		0
+#define NEURON_SLOT_OUTPUT		1
+#define NEURON_MAX_SLOTS		64
+#define NEURON_MAX_DIMS			4
+
+/**
+ * struct neuron_model_slot - one input or output of a model
+ * @size: In: bytes, at least 4, a multiple of 4; the memory object bound
+ *	to the slot at execution must be at least this large.
+ * @kind: In: NEURON_SLOT_INPUT (the program may not write it) or
+ *	NEURON_SLOT_OUTPUT.
+ * @dtype: In: NEURON_DT_*.
+ * @ndim: In: 0 to NEURON_MAX_DIMS; when not 0, the product of @shape
+ *	times 4 is @size.
+ * @shape: In: dimensions; entries from @ndim on must be 0.
+ * @name: In: the caller's name for the slot (an index into its own name
+ *	table); the driver keeps it and does not interpret it.
+ */
+struct neuron_model_slot {
+	__u64 size;
+	__u32 kind;
+	__u32 dtype;
+	__u32 ndim;
+	__u32 shape[NEURON_MAX_DIMS];
+	__u32 name;
+};
+
+/**
+ * struct neuron_model_load - argument of %NEURON_IOCTL_MODEL_LOAD
+ * @nc: In: the NeuronCore, reserved by this file.
+ * @flags: In: must be 0.
+ * @blocks: In: user pointer to @nblocks struct neuron_model_block.
+ * @slots: In: user pointer to @nslots struct neuron_model_slot.
+ * @data: In: user pointer to @data_size bytes of constants (0 if none).
+ * @data_size: In: bytes of constants (region NEURON_REGION_DATA).
+ * @scratch_size: In: bytes of scratch memory (region
+ *	NEURON_REGION_SCRATCH), zeroed at load and kept between executions.
+ * @nblocks: In: 1 to NEURON_ENGINES.
+ * @nslots: In: 0 to NEURON_MAX_SLOTS.
+ * @handle: Out: the model, a handle of this file.
+ * @err_block: Out: on -ENOEXEC, the index in @blocks of the block refused;
+ *	else ~0.
+ * @err_insn: Out: on -ENOEXEC, the instruction refused (its index in the
+ *	block; the block's count when it has no end); else ~0.
+ * @pad: In: must be 0.
+ *
+ * Unlike other calls, this one also writes its Out fields when it fails.
+ */
+struct neuron_model_load {
+	__u32 nc;
+	__u32 flags;
+	__u64 blocks;
+	__u64 slots;
+	__u64 data;
+	__u64 data_size;
+	__u64 scratch_size;
+	__u32 nblocks;
+	__u32 nslots;
+	__u32 handle;
+	__u32 err_block;
+	__u32 err_insn;
+	__u32 pad;
+};
+
+/*
+ * NEURON_IOCTL_MODEL_LOAD: errors -ENOEXEC (an instruction is invalid:
+ * unknown opcode, an engine that has no such instruction, a field out of
+ * range or not zero, an operand outside its region or writing a read-only
+ * one, a jump out of the block, a block that does not end with END or
+ * JUMP; @err_block and @err_insn tell which), -EINVAL (a field of the
+ * argument, a block or a slot out of range or not zero, an engine given
+ * twice), -E2BIG (more than NEURON_TPB_MAX_INSNS in a block), -EACCES (the
+ * NC is not reserved by this file), -ENOMEM (the model does not fit in the
+ * NC's memory: nothing is loaded), -ENOSPC (the file's limits), -EFAULT,
+ * -EOPNOTSUPP (no NEURON_CAP_EXEC), -EBADF, -ENODEV.
+ */
+#define NEURON_IOCTL_MODEL_LOAD	_IOWR(NEURON_IOCTL_MAGIC, 0x0e, struct neuron_model_load)
+
+/**
+ * struct neuron_model_unload - argument of %NEURON_IOCTL_MODEL_UNLOAD
+ * @handle: In: a model of this file.
+ * @flags: In: must be 0.
+ *
+ * The handle goes at once; executions already queued still run, and the
+ * model's memory is freed after the last of them.
+ */
+struct neuron_model_unload {
+	__u32 handle;
+	__u32 flags;
+};
+
+/* NEURON_IOCTL_MODEL_UNLOAD: -ENOENT (not a model of this file), -EINVAL. */
+#define NEURON_IOCTL_MODEL_UNLOAD	_IOW(NEURON_IOCTL_MAGIC, 0x0f, struct neuron_model_unload)
+
+/* struct neuron_execute.flags: submit and wait for the end in one call. */
+#define NEURON_EXEC_WAIT		_BITUL(0)
+
+/* struct neuron_execute.status; WAIT returns the errno given here. */
+/** NEURON_EXEC_OK - the program ended (WAIT: 0). */
+#define NEURON_EXEC_OK			0
+/** NEURON_EXEC_BAD_INPUT - the input faulted an instruction (-EDOM). */
+#define NEURON_EXEC_BAD_INPUT		1
+/** NEURON_EXEC_DEVICE_ERROR - the NC reported an error (-EIO). */
+#define NEURON_EXEC_DEVICE_ERROR	2
+/** NEURON_EXEC_TIMEOUT - it overran its timeout; the NC was reset (-ETIMEDOUT). */
+#define NEURON_EXEC_TIMEOUT		3
+/** NEURON_EXEC_CANCELLED - queued behind one that was reset (-ECANCELED). */
+#define NEURON_EXEC_CANCELLED		4
+
+/**
+ * struct neuron_execute - argument of %NEURON_IOCTL_EXECUTE
+ * @model: In: a model of this file, on an NC this file holds.
+ * @flags: In: 0 or NEURON_EXEC_WAIT.
+ * @bindings: In: user pointer to @nbindings __u32 memory handles of this
+ *	file, one per slot in slot order: device memory, at least the slot's
+ *	size.
+ * @nbindings: In: the model's slot count.
+ * @timeout_ms: In: how long the execution may run once started before
+ *	the NC is reset; 0 for the module's exec_timeout_ms; at most 600000.
+ * @seqno: Out: without NEURON_EXEC_WAIT, the sequence number for
+ *	NEURON_IOCTL_WAIT; else 0.
+ * @status: Out: with NEURON_EXEC_WAIT, NEURON_EXEC_*; else 0.
+ * @pad: In: must be 0.
+ */
+struct neuron_execute {
+	__u32 model;
+	__u32 flags;
+	__u64 bindings;
+	__u32 nbindings;
+	__u32 timeout_ms;
+	__u64 seqno;
+	__u32 status;
+	__u32 pad;
+};
+
+/*
+ * NEURON_IOCTL_EXECUTE: errors -ENOENT (model or handle not the file's),
+ * -EINVAL (a field, a binding count or a memory object that does not fit
+ * its slot), -EACCES (the model's NC is not held by this file), -EAGAIN
+ * (the NC's queue is full, or the file's max_async), -EIO (the NC is out
+ * of service), -EFAULT, -EOPNOTSUPP, -EBADF, -ENODEV. With
+ * NEURON_EXEC_WAIT the call returns 0 once the execution ended, however
+ * it ended (@status); the wait can be ended only by a fatal signal (an
+ * execution always ends within its timeout).
+ */
+#define NEURON_IOCTL_EXECUTE	_IOWR(NEURON_IOCTL_MAGIC, 0x10, struct neuron_execute)
+
+/* struct neuron_notify_entry.code of execution (ERROR and EVENT queues) */
+/** NEURON_NOTIFY_EXEC_TIMEOUT - ERROR: an execution overran, the NC was reset. */
+#define NEURON_NOTIFY_EXEC_TIMEOUT	0x100
+/** NEURON_NOTIFY_EXEC_FAULT - ERROR: an execution ended with a device error. */
+#define NEURON_NOTIFY_EXEC_FAULT	0x101
+/** NEURON_NOTIFY_PROGRAM - EVENT: a NOTIFY instruction; data is its @imm. */
+#define NEURON_NOTIFY_PROGRAM		0x200
+
+/* ---- end of models and execution ---- */
+
 
 #endif /* _UAPI_NEURON_H */

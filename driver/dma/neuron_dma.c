@@ -26,6 +26,7 @@
 #include "../neuron_hw.h"
 #include "neuron_desc.h"
 #include "neuron_dma.h"
+#include "../neuron_exec.h"
 
 static_assert(sizeof(struct neuron_dma_status) == 16);
 
@@ -48,7 +49,7 @@ static const char *neuron_fence_driver_name(struct dma_fence *f)
 
 static const char *neuron_fence_timeline_name(struct dma_fence *f)
 {
-	return "dma";
+	return container_of(f, struct neuron_job, fence)->exec ? "exec" : "dma";
 }
 
 /*
@@ -62,6 +63,7 @@ static void neuron_job_drop(struct neuron_job *job)
 	struct neuron_device *nd = job->nd;
 	int i;
 
+	neuron_exec_job_drop(job);
 	if (job->iova)
 		neuron_hw_res_put(nd, &job->iova_res);
 	if (job->pages) {
@@ -123,6 +125,29 @@ static const struct dma_fence_ops neuron_fence_ops = {
 	.release = neuron_fence_release,
 };
 
+/**
+ * neuron_job_new() - a new job whose fence uses @lock and @fence_ctx
+ * @nd: the device (the job holds a reference).
+ * @lock: the fence's lock (its queue's).
+ * @fence_ctx: the fence's context (its queue's).
+ *
+ * The caller owns the one reference; the seqno is given when the job is
+ * queued. Return: the job or NULL.
+ */
+struct neuron_job *neuron_job_new(struct neuron_device *nd, spinlock_t *lock,
+				  u64 fence_ctx)
+{
+	struct neuron_job *job = kzalloc(sizeof(*job), GFP_KERNEL);
+
+	if (!job)
+		return NULL;
+	dma_fence_init(&job->fence, &neuron_fence_ops, lock, fence_ctx, 0);
+	INIT_LIST_HEAD(&job->node);
+	job->nd = nd;
+	get_device(&job->nd->dev);
+	return job;
+}
+
 /*
  * A new job for queue @q, owned by the caller (one reference). Its fence
  * takes the queue's lock and context now, and its seqno when it is queued
@@ -130,15 +155,7 @@ static const struct dma_fence_ops neuron_fence_ops = {
  */
 struct neuron_job *neuron_job_alloc(struct neuron_dma_queue *q)
 {
-	struct neuron_job *job = kzalloc(sizeof(*job), GFP_KERNEL);
-
-	if (!job)
-		return NULL;
-	dma_fence_init(&job->fence, &neuron_fence_ops, &q->lock, q->fence_ctx, 0);
-	INIT_LIST_HEAD(&job->node);
-	job->nd = q->nd;
-	get_device(&job->nd->dev);
-	return job;
+	return neuron_job_new(q->nd, &q->lock, q->fence_ctx);
 }
 
 void neuron_job_put(struct neuron_job *job)

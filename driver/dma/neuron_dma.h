@@ -60,6 +60,7 @@ struct neuron_dma_status {
 struct neuron_device;
 struct neuron_mem;
 struct neuron_nc;
+struct neuron_exec_job;
 
 /**
  * struct neuron_dma_seg - a piece of a transfer
@@ -100,6 +101,8 @@ struct neuron_dma_seg {
  *	or at the device's removal).
  * @charge: the charge of @pages to the caller's pinned memory
  *	(asynchronous copies of user memory), returned with them.
+ * @exec: an execution (neuron_exec.c): its model and bound objects, given
+ *	back when it ends; NULL for a transfer.
  */
 struct neuron_job {
 	struct dma_fence fence;
@@ -115,6 +118,7 @@ struct neuron_job {
 	u64 iova;
 	struct neuron_hw_res iova_res;
 	struct neuron_pin_charge charge;
+	struct neuron_exec_job *exec;
 };
 
 /**
@@ -175,6 +179,8 @@ struct neuron_dma_queue {
 extern unsigned int neuron_job_timeout_ms;
 
 struct neuron_dma_queue *neuron_dma_queue_get(struct neuron_nc *nc);
+struct neuron_job *neuron_job_new(struct neuron_device *nd, spinlock_t *lock,
+				  u64 fence_ctx);
 struct neuron_job *neuron_job_alloc(struct neuron_dma_queue *q);
 void neuron_job_put(struct neuron_job *job);
 int neuron_dma_submit(struct neuron_dma_queue *q, struct neuron_job *job,

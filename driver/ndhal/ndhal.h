@@ -14,13 +14,16 @@
 #include <linux/interrupt.h>
 #include <linux/types.h>
 
+#include <neuron.h>
+
 /*
  * Interrupt vectors of a device: one per NeuronCore for its DMA queues,
  * then one per NeuronCore for its notification queues.
  */
 #define NEURON_IRQ_DMA(nc)	(nc)
 #define NEURON_IRQ_NOTIFY(nc)	(NEURON_MAX_NC + (nc))
-#define NEURON_IRQ_COUNT	(2 * NEURON_MAX_NC)
+#define NEURON_IRQ_EXEC(nc)	(2 * NEURON_MAX_NC + (nc))
+#define NEURON_IRQ_COUNT	(3 * NEURON_MAX_NC)
 
 struct neuron_device;
 struct neuron_mem;
@@ -85,6 +88,55 @@ struct ndhal_dma_queue_cfg {
 };
 
 /**
+ * struct ndhal_exec_region - one region an execution may touch
+ * @addr: device address of its first byte.
+ * @size: bytes; 0 for a region the model does not have.
+ * @writable: the program may write it.
+ */
+struct ndhal_exec_region {
+	u64 addr;
+	u64 size;
+	bool writable;
+};
+
+/**
+ * struct neuron_exec_hw_status - what a core writes into host memory when
+ *	an execution ends: @status first, then @seq, then the interrupt
+ * @seq: the execution's ndhal_exec.seq.
+ * @status: NEURON_EXEC_OK, _BAD_INPUT or _DEVICE_ERROR.
+ */
+struct neuron_exec_hw_status {
+	__le32 seq;
+	__le32 status;
+};
+
+/**
+ * struct ndhal_exec - one execution handed to a core (ndhal_ops.exec_start)
+ * @nc: the NeuronCore.
+ * @seq: the driver's number of the execution, written back with its status.
+ * @nregions: used entries of @regions: 2 + the model's slots.
+ * @regions: indexed by NEURON_REGION_* (uapi/neuron.h).
+ * @block_addr: device address of each engine's instruction block (in
+ *	region-less model memory), indexed by NEURON_ENGINE_*.
+ * @block_count: instructions in each block; 0: the engine has no program
+ *	(it counts as ended).
+ * @status_iova: host memory (coherent) for one struct neuron_exec_hw_status.
+ *
+ * The core copies what it needs before exec_start returns. Everything the
+ * program asks for is checked against @regions by the core itself as it
+ * runs (docs/sim-isa.md).
+ */
+struct ndhal_exec {
+	u32 nc;
+	u32 seq;
+	u32 nregions;
+	struct ndhal_exec_region regions[2 + NEURON_MAX_SLOTS];
+	u64 block_addr[NEURON_ENGINES];
+	u32 block_count[NEURON_ENGINES];
+	u64 status_iova;
+};
+
+/**
  * struct ndhal_ops - what a backend does for a device
  * @name: backend name, for messages.
  * @init: optional; bring the backend up for a device, before userspace
@@ -134,6 +186,16 @@ struct ndhal_dma_queue_cfg {
  * @notify_consume: tell the device the consumer index is now @tail; it
  *	ignores (-EINVAL) a @tail outside its current tail..head and writes
  *	the new tail into the header.
+ * @exec_start: start execution @e on core @e->nc, which is idle (the
+ *	driver runs one execution per core at a time). The core copies what
+ *	it needs of @e; when the program ends (or faults) it writes a struct
+ *	neuron_exec_hw_status at @e->status_iova and raises
+ *	NEURON_IRQ_EXEC(@e->nc). Only with NEURON_CAP_EXEC.
+ * @exec_reset: stop the execution running on core @nc, if any, and return
+ *	once its engines are stopped and will write nothing more (no status,
+ *	no interrupt for it); post an ERROR notification with @code (0: none);
+ *	the core is then idle and takes new work. An execution that ends
+ *	with a device error also posts one, NEURON_NOTIFY_EXEC_FAULT.
  */
 struct ndhal_ops {
 	const char *name;
@@ -163,6 +225,8 @@ struct ndhal_ops {
 	int (*notify_consume)(struct neuron_device *nd, u32 nc, u32 type, u32 tail);
 	int (*sem_update)(struct neuron_device *nd, u32 nc, u32 kind, u32 index,
 			  u32 op, u32 val, u32 *out);
+	int (*exec_start)(struct neuron_device *nd, const struct ndhal_exec *e);
+	void (*exec_reset)(struct neuron_device *nd, u32 nc, u32 code);
 };
 
 /**

@@ -257,14 +257,21 @@ static int neuron_sim_sem_update(struct neuron_device *nd, u32 nc, u32 kind,
 	}
 	*out = *v;
 	spin_unlock(&sd->sem_lock);
+	/* A program of the NC may be waiting for it. */
+	if (!ret)
+		neuron_sim_tpb_kick(sd, nc);
 	return ret;
 }
 
-/* The driver tore the backend down: nothing may call it any more. */
+/*
+ * The driver tore the backend down: nothing may call it any more. The
+ * cores stop first: their executors use the neuron device.
+ */
 static void neuron_sim_fini(struct neuron_device *nd)
 {
 	struct neuron_sim_dev *sd = nd->backend;
 
+	neuron_sim_tpb_stop_all(sd);
 	WRITE_ONCE(sd->gone, true);
 }
 
@@ -287,11 +294,14 @@ const struct ndhal_ops neuron_sim_ops = {
 	.notify_init = neuron_sim_notify_queue_init,
 	.notify_fini = neuron_sim_notify_queue_fini,
 	.notify_consume = neuron_sim_notify_queue_consume,
+	.exec_start = neuron_sim_exec_start,
+	.exec_reset = neuron_sim_exec_reset,
 };
 
 static const struct attribute_group *neuron_sim_dev_groups[] = {
 	&neuron_sim_dma_group,
 	&neuron_sim_notify_group,
+	&neuron_sim_tpb_group,
 	NULL,
 };
 
@@ -299,7 +309,7 @@ const struct ndhal ndhal_sim_v2 = {
 	.arch = &ndhal_arch_v2,
 	.ops = &neuron_sim_ops,
 	.caps = NEURON_CAP_QUERY | NEURON_CAP_RESERVE | NEURON_CAP_MEM | NEURON_CAP_COPY |
-		NEURON_CAP_NOTIFY | NEURON_CAP_SEM,
+		NEURON_CAP_NOTIFY | NEURON_CAP_SEM | NEURON_CAP_EXEC,
 	.flags = NEURON_DEV_SIMULATED,
 };
 EXPORT_SYMBOL_IF_KUNIT(ndhal_sim_v2);
@@ -308,7 +318,7 @@ const struct ndhal ndhal_sim_v3 = {
 	.arch = &ndhal_arch_v3,
 	.ops = &neuron_sim_ops,
 	.caps = NEURON_CAP_QUERY | NEURON_CAP_RESERVE | NEURON_CAP_MEM | NEURON_CAP_COPY |
-		NEURON_CAP_NOTIFY | NEURON_CAP_SEM,
+		NEURON_CAP_NOTIFY | NEURON_CAP_SEM | NEURON_CAP_EXEC,
 	.flags = NEURON_DEV_SIMULATED,
 };
 EXPORT_SYMBOL_IF_KUNIT(ndhal_sim_v3);
@@ -333,6 +343,7 @@ static void neuron_sim_dev_release(struct device *dev)
 {
 	struct neuron_sim_dev *sd = to_neuron_sim_dev(dev);
 
+	neuron_sim_tpb_fini(sd);
 	neuron_sim_dma_fini(sd);
 	neuron_sim_notify_free(sd);
 	xa_destroy(&sd->dram);
@@ -457,6 +468,9 @@ static int neuron_sim_create(u32 id, const struct ndhal *hal, u32 mem_mb)
 	if (ret)
 		goto err_put;
 	ret = neuron_sim_notify_alloc(sd);
+	if (ret)
+		goto err_put;
+	ret = neuron_sim_tpb_init(sd);
 	if (ret)
 		goto err_put;
 	ret = dev_set_name(&sd->dev, "neuron_sim%u", id);

@@ -41,6 +41,7 @@ struct neuron_sim_iommu {
 
 struct neuron_sim_dma;
 struct neuron_sim_notify;
+struct neuron_sim_tpb;
 
 /**
  * struct neuron_sim_irq - one interrupt line of the simulated device
@@ -73,6 +74,7 @@ struct neuron_sim_irq {
  * @irq: interrupt lines, see ndhal.h for their numbering.
  * @dma: DMA engine state (sim_dma.c).
  * @notify: notification queues (sim_notify.c, declared in sim_notify.h).
+ * @tpb: the compute engines of each NC and their executors (sim_tpb.c).
  * @sem_lock: guards @sems.
  * @sems: the semaphores and events of every NC, NEURON_SIM_SEMS of each
  *	kind per NC (the arch's counts of them are used; events are 0 or 1);
@@ -102,6 +104,7 @@ struct neuron_sim_dev {
 	struct neuron_sim_irq irq[NEURON_IRQ_COUNT];
 	struct neuron_sim_dma *dma;
 	struct neuron_sim_notify *notify;
+	struct neuron_sim_tpb *tpb;
 	bool gone;
 	spinlock_t sem_lock;		/* guards @sems */
 	u32 *sems;
@@ -128,6 +131,15 @@ int neuron_sim_dma_queue_start(struct neuron_device *nd,
 void neuron_sim_dma_queue_kick(struct neuron_device *nd, u32 engine, u32 queue,
 			       u32 prod);
 void neuron_sim_dma_queue_stop(struct neuron_device *nd, u32 engine, u32 queue);
+
+/* sim_tpb.c */
+extern const struct attribute_group neuron_sim_tpb_group;
+int neuron_sim_tpb_init(struct neuron_sim_dev *sd);
+void neuron_sim_tpb_fini(struct neuron_sim_dev *sd);
+void neuron_sim_tpb_stop_all(struct neuron_sim_dev *sd);
+void neuron_sim_tpb_kick(struct neuron_sim_dev *sd, u32 nc);
+int neuron_sim_exec_start(struct neuron_device *nd, const struct ndhal_exec *e);
+void neuron_sim_exec_reset(struct neuron_device *nd, u32 nc, u32 code);
 
 /* sim_iommu.c */
 void neuron_sim_iommu_init(struct neuron_sim_iommu *mmu);

@@ -8,7 +8,8 @@
  * creating a simulated device (a write to new_device), opening a device, a
  * QUERY, and the data path: MEM_ALLOC of device and host memory, COPY from
  * user memory (synchronous, and asynchronous with WAIT), COPY between
- * objects, MEMSET, NOTIFY_SETUP. After each attempt the operation must have
+ * objects, MEMSET, NOTIFY_SETUP; MODEL_LOAD and EXECUTE (a matmul
+ * model, submit-and-wait). After each attempt the operation must have
  * either succeeded or failed with ENOMEM; a failed creation must leave no
  * device behind (no sysfs entry, no class device, no minor taken), a failed
  * data-path call must leave the file's memory usage, its handles and the
@@ -486,6 +487,180 @@ TEST_F(fault, memset_and_notify)
 	EXPECT_EQ(0x5c, self->b[0]);
 	EXPECT_EQ(0x5c, self->b[4095]);
 	ASSERT_LT(0U, data_loop(_metadata, self, op_notify));
+}
+
+/* ---- models and execution ---- */
+
+#define MM	8	/* the model: out[MM x MM] = in[MM x MM] * data[MM x MM] */
+
+/*
+ * A v2 device, NC 0 reserved, with the matmul model's input and output
+ * objects and the input filled with 1..64; false if the test is skipped.
+ */
+static bool exec_setup(struct __test_metadata *_metadata,
+		       struct _test_data_fault *self)
+{
+	struct neuron_nc_reserve r = { .nc_mask = 1 };
+	struct neuron_device_info info;
+	struct neuron_mem_alloc m;
+	float in[MM * MM];
+	unsigned int i;
+
+	neuron_setup_node(_metadata, &self->node, "v2", 64);
+	ASSERT_EQ(0, neuron_query_info(self->node.fd, &info, NULL));
+	if (!(info.caps & NEURON_CAP_EXEC))
+		SKIP(return false, "%s has no NEURON_CAP_EXEC", self->node.path);
+	ASSERT_EQ(0, neuron_ioctl(self->node.fd, NEURON_IOCTL_NC_RESERVE, &r));
+	ASSERT_EQ(0, neuron_mem_alloc(self->node.fd, NEURON_MEM_DEVICE, 4096, 0, &m));
+	self->dev = m.handle;
+	ASSERT_EQ(0, neuron_mem_alloc(self->node.fd, NEURON_MEM_DEVICE, 4096, 0, &m));
+	self->host = m.handle;	/* here: the output */
+	for (i = 0; i < MM * MM; i++)
+		in[i] = i + 1;
+	ASSERT_EQ(0, neuron_copy_op(self->node.fd, 0, 0, self->dev, 0, in, NULL,
+				    sizeof(in), 0, NULL));
+	return true;
+}
+
+/* MODEL_LOAD of the matmul model (data: 2 * identity); 0 or -errno. */
+static int model_load(struct _test_data_fault *self, __u32 *handle)
+{
+	static const struct neuron_model_slot slots[2] = {
+		{ .size = MM * MM * 4, .kind = NEURON_SLOT_INPUT, .ndim = 2,
+		  .shape = { MM, MM } },
+		{ .size = MM * MM * 4, .kind = NEURON_SLOT_OUTPUT, .ndim = 2,
+		  .shape = { MM, MM } },
+	};
+	struct neuron_tpb_insn pe[2] = {
+		{ .opcode = NEURON_TPB_MATMUL, .m = MM, .k = MM, .n = MM,
+		  .dst = { NEURON_REGION_SLOT(1), 0 },
+		  .a = { NEURON_REGION_SLOT(0), 0 }, .b = { NEURON_REGION_DATA, 0 } },
+		{ .opcode = NEURON_TPB_END },
+	};
+	struct neuron_model_block block = { .insns = (uintptr_t)pe, .count = 2,
+					    .engine = NEURON_ENGINE_PE };
+	struct neuron_model_load l = {
+		.blocks = (uintptr_t)&block, .nblocks = 1,
+		.slots = (uintptr_t)slots, .nslots = 2,
+		.data_size = MM * MM * 4, .scratch_size = 4096,
+	};
+	float data[MM * MM] = { 0 };
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < MM; i++)
+		data[i * MM + i] = 2;
+	l.data = (uintptr_t)data;
+	err = neuron_ioctl(self->node.fd, NEURON_IOCTL_MODEL_LOAD, &l);
+	*handle = l.handle;
+	return err;
+}
+
+static int model_unload(struct _test_data_fault *self, __u32 handle)
+{
+	struct neuron_model_unload u = { .handle = handle };
+
+	return neuron_ioctl(self->node.fd, NEURON_IOCTL_MODEL_UNLOAD, &u);
+}
+
+static int op_model_load(struct _test_data_fault *self)
+{
+	__u32 handle;
+	int err = model_load(self, &handle);
+
+	return err ? err : model_unload(self, handle);
+}
+
+/* Submit-and-wait of @model; 0 (and *@status) or -errno. */
+static int execute(struct _test_data_fault *self, __u32 model, __u32 *status)
+{
+	__u32 bind[2] = { self->dev, self->host };
+	struct neuron_execute x = { .model = model, .flags = NEURON_EXEC_WAIT,
+				    .bindings = (uintptr_t)bind, .nbindings = 2 };
+	int err = neuron_ioctl(self->node.fd, NEURON_IOCTL_EXECUTE, &x);
+
+	*status = x.status;
+	return err;
+}
+
+/* The output holds 2 * the input. */
+static bool result_ok(struct _test_data_fault *self)
+{
+	float out[MM * MM];
+	unsigned int i;
+
+	memset(out, 0, sizeof(out));
+	if (neuron_copy_op(self->node.fd, self->host, 0, 0, 0, NULL, out,
+			   sizeof(out), 0, NULL))
+		return false;
+	for (i = 0; i < MM * MM; i++)
+		if (out[i] != 2.0f * (i + 1))
+			return false;
+	return true;
+}
+
+TEST_F(fault, model_load)
+{
+	__u32 model, status;
+
+	if (!exec_setup(_metadata, self))
+		return;
+	ASSERT_LT(0U, data_loop(_metadata, self, op_model_load));
+	/* The device still loads and runs a model. */
+	ASSERT_EQ(0, model_load(self, &model));
+	ASSERT_EQ(0, execute(self, model, &status));
+	ASSERT_EQ((__u32)NEURON_EXEC_OK, status);
+	ASSERT_TRUE(result_ok(self));
+}
+
+/*
+ * EXECUTE with its N-th allocation failing (the first execution on the NC
+ * makes its queue): a clean -ENOMEM, or a device error reported as the
+ * execution's status (an allocation the simulated core makes while it
+ * runs); either way nothing stays charged and the next execution gives
+ * the right result.
+ */
+TEST_F(fault, execute)
+{
+	struct neuron_mem_usage_buf before, after;
+	unsigned int nth, injected = 0;
+	__u32 model, status;
+	bool fired;
+	int err;
+
+	if (!exec_setup(_metadata, self))
+		return;
+	ASSERT_EQ(0, model_load(self, &model));
+	ASSERT_EQ(0, neuron_query_mem_usage(self->node.fd, &before, NULL));
+	for (nth = 1; nth <= MAX_NTH; nth++) {
+		arm(_metadata, self->nth_fd, nth);
+		status = ~0U;
+		err = execute(self, model, &status);
+		fired = disarm(_metadata, self->nth_fd);
+		injected += fired;
+		if (!err && status == NEURON_EXEC_OK && !fired)
+			break;
+		if (err) {
+			ASSERT_TRUE(fired) TH_LOG("nth %u: %s", nth, strerror(-err));
+			ASSERT_EQ(-ENOMEM, err) TH_LOG("nth %u: %s", nth, strerror(-err));
+		} else if (status != NEURON_EXEC_OK) {
+			ASSERT_TRUE(fired) TH_LOG("nth %u: status %u", nth, status);
+			ASSERT_EQ((__u32)NEURON_EXEC_DEVICE_ERROR, status) TH_LOG("nth %u", nth);
+		}
+		ASSERT_EQ(0, neuron_query_mem_usage(self->node.fd, &after, NULL));
+		ASSERT_EQ(before.u.file_device_bytes, after.u.file_device_bytes)
+			TH_LOG("nth %u", nth);
+		ASSERT_EQ(before.u.file_handles, after.u.file_handles) TH_LOG("nth %u", nth);
+		if (fired) {
+			ASSERT_EQ(0, execute(self, model, &status)) TH_LOG("nth %u", nth);
+			ASSERT_EQ((__u32)NEURON_EXEC_OK, status) TH_LOG("nth %u", nth);
+			ASSERT_TRUE(result_ok(self)) TH_LOG("nth %u", nth);
+		}
+	}
+	ASSERT_GE(MAX_NTH, nth);
+	TH_LOG("%u injected failures", injected);
+	ASSERT_LT(0U, injected);
+	ASSERT_TRUE(result_ok(self));
 }
 
 TEST_HARNESS_MAIN

@@ -338,8 +338,12 @@ TEST_F(limits, host_memory_charge_outlives_process)
 
 /* ---- the memory cgroup ---- */
 
-/* What memory.current may move by without the driver (kernel objects). */
-#define CG_SLACK	(256 << 10)
+/*
+ * What memory.current may move by without the driver: kernel objects, and
+ * the memcg's per-CPU charge batches (64 pages, 256 KiB, per CPU: the VM
+ * has 2). Still well below the 1 MiB ring and the 16 MiB object checked.
+ */
+#define CG_SLACK	(512 << 10)
 
 /* memory.current of the cgroup folder @cg, in bytes; -1 if unknown. */
 static long long cg_current(const char *cg)
@@ -534,6 +538,9 @@ TEST_F(limits, readonly_file_may_only_query)
 		{ NEURON_IOCTL_NC_RESERVE, "NC_RESERVE" },
 		{ NEURON_IOCTL_NC_RELEASE, "NC_RELEASE" },
 		{ NEURON_IOCTL_NC_SEM, "NC_SEM" },
+		{ NEURON_IOCTL_MODEL_LOAD, "MODEL_LOAD" },
+		{ NEURON_IOCTL_MODEL_UNLOAD, "MODEL_UNLOAD" },
+		{ NEURON_IOCTL_EXECUTE, "EXECUTE" },
 	};
 	struct neuron_notify_setup s = { .entries = 16, .eventfd = -1 };
 	struct neuron_mem_alloc a;

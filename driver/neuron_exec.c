@@ -1,0 +1,583 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * neuron: EXECUTE. Each NeuronCore has a queue of executions (struct
+ * neuron_exec_queue, made on first use) and runs one at a time: an
+ * execution is a job (dma/neuron_dma.h) whose fence is signalled when it
+ * ends, with the error that tells how (docs/uapi.md). At most
+ * exec_queue_depth executions are queued or running per NC (-EAGAIN).
+ *
+ * The driver hands the core the model's regions and blocks
+ * (ndhal_ops.exec_start); the core writes a struct neuron_exec_hw_status
+ * into host memory and raises NEURON_IRQ_EXEC. That status is untrusted:
+ * only the number of the running execution counts, and anything but OK or
+ * BAD_INPUT is a device error. An execution still running when its
+ * timeout passes makes the driver reset the NC (ndhal_ops.exec_reset): it
+ * fails with -ETIMEDOUT, the ones queued behind it with -ECANCELED, and
+ * the NC takes new work at once. Executions of a file that releases the
+ * NC or closes are cancelled the same way, so its cores are free at once.
+ *
+ * Locking: run_lock (a mutex) serialises what changes the running
+ * execution: start, completion (done_work), timeout (timeout_work), the
+ * cancelling of a file's work and removal; lock (a spinlock, the fences'
+ * lock) guards the pending list and the depth. run_lock comes before lock
+ * and after nc->lock, which is never taken under run_lock except by
+ * neuron_nc_set_state()/neuron_nc_reset_done() (docs/locking.md).
+ */
+#include <linux/jiffies.h>
+#include <linux/moduleparam.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "neuron_drv.h"
+#include "neuron_exec.h"
+#include "neuron_hw.h"
+#include "dma/neuron_dma.h"
+
+#define NEURON_EXEC_MAX_TIMEOUT_MS	600000U
+
+/* The parameters refuse a write out of their range with -EINVAL. */
+static int neuron_exec_timeout_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 10, NEURON_EXEC_MAX_TIMEOUT_MS);
+}
+
+static const struct kernel_param_ops neuron_exec_timeout_ops = {
+	.set = neuron_exec_timeout_set,
+	.get = param_get_uint,
+};
+
+unsigned int neuron_exec_timeout_ms = 5000;
+module_param_cb(exec_timeout_ms, &neuron_exec_timeout_ops, &neuron_exec_timeout_ms, 0644);
+MODULE_PARM_DESC(exec_timeout_ms,
+		 "an execution that runs longer is stopped and its NC reset (ms, 10..600000), unless EXECUTE gives its own");
+
+static int neuron_exec_depth_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, 1024);
+}
+
+static const struct kernel_param_ops neuron_exec_depth_ops = {
+	.set = neuron_exec_depth_set,
+	.get = param_get_uint,
+};
+
+unsigned int neuron_exec_queue_depth = 16;
+module_param_cb(exec_queue_depth, &neuron_exec_depth_ops, &neuron_exec_queue_depth, 0644);
+MODULE_PARM_DESC(exec_queue_depth,
+		 "executions queued or running per NeuronCore (1..1024)");
+/* The NEURON_EXEC_* status of an execution that ended with @err. */
+static u32 neuron_exec_status(int err)
+{
+	switch (err) {
+	case 0:
+		return NEURON_EXEC_OK;
+	case -EDOM:
+		return NEURON_EXEC_BAD_INPUT;
+	case -ETIMEDOUT:
+		return NEURON_EXEC_TIMEOUT;
+	case -ECANCELED:
+		return NEURON_EXEC_CANCELLED;
+	}
+	return NEURON_EXEC_DEVICE_ERROR;
+}
+
+static void neuron_exec_ej_free(struct neuron_exec_job *ej)
+{
+	u32 i;
+
+	for (i = 0; i < ej->nbound; i++)
+		neuron_mem_put(ej->bound[i]);
+	neuron_model_put(ej->model);
+	kfree(ej);
+}
+
+/* Give back what the execution holds (at its end, or the job's last put). */
+void neuron_exec_job_drop(struct neuron_job *job)
+{
+	if (job->exec)
+		neuron_exec_ej_free(job->exec);
+	job->exec = NULL;
+}
+
+/* @job ended with @err: signal it, drop the queue's reference. */
+static void neuron_exec_finish(struct neuron_exec_queue *eq,
+			       struct neuron_job *job, int err)
+{
+	neuron_exec_job_drop(job);
+	if (err) {
+		dma_fence_set_error(&job->fence, err);
+		atomic64_inc(&eq->nc->jobs_failed);
+	}
+	dma_fence_signal(&job->fence);
+	spin_lock_irq(&eq->lock);
+	eq->depth--;
+	spin_unlock_irq(&eq->lock);
+	neuron_job_put(job);
+}
+
+/* Hand @job to the core. run_lock held. */
+static int neuron_exec_start(struct neuron_exec_queue *eq, struct neuron_job *job)
+{
+	struct neuron_exec_job *ej = job->exec;
+	struct neuron_model *model = ej->model;
+	struct neuron_device *nd = eq->nc->nd;
+	struct ndhal_exec *e = &eq->hw;
+	u64 base = model->mem->dev_addr;
+	int idx, ret;
+	u32 i;
+
+	memset(e, 0, sizeof(*e));
+	e->nc = eq->nc->index;
+	e->seq = ++eq->seq;
+	e->nregions = 2 + model->nslots;
+	e->regions[NEURON_REGION_DATA].addr = base + model->data_off;
+	e->regions[NEURON_REGION_DATA].size = model->data_size;
+	e->regions[NEURON_REGION_SCRATCH].addr = base + model->scratch_off;
+	e->regions[NEURON_REGION_SCRATCH].size = model->scratch_size;
+	e->regions[NEURON_REGION_SCRATCH].writable = true;
+	for (i = 0; i < model->nslots; i++) {
+		struct ndhal_exec_region *r = &e->regions[NEURON_REGION_SLOT(i)];
+
+		r->addr = ej->bound[i]->dev_addr;
+		r->size = model->slots[i].size;
+		r->writable = model->slots[i].kind == NEURON_SLOT_OUTPUT;
+	}
+	for (i = 0; i < NEURON_ENGINES; i++) {
+		if (!model->block_count[i])
+			continue;
+		e->block_addr[i] = base + model->block_off[i];
+		e->block_count[i] = model->block_count[i];
+	}
+	e->status_iova = eq->status_iova;
+	WRITE_ONCE(eq->status->seq, 0);
+
+	if (!neuron_dev_enter(nd, &idx))
+		return -ENODEV;
+	ret = neuron_hw_exec_start(nd, e);
+	neuron_dev_exit(nd, idx);
+	if (ret)
+		return ret;
+	eq->deadline = jiffies + msecs_to_jiffies(ej->timeout_ms);
+	mod_delayed_work(system_wq, &eq->timeout_work, msecs_to_jiffies(ej->timeout_ms));
+	return 0;
+}
+
+/* Start queued executions while the core is idle. run_lock held. */
+static void neuron_exec_start_next(struct neuron_exec_queue *eq)
+{
+	struct neuron_job *job;
+	int ret;
+
+	while (!eq->running) {
+		spin_lock_irq(&eq->lock);
+		job = list_first_entry_or_null(&eq->pending, struct neuron_job, node);
+		if (job)
+			list_del_init(&job->node);
+		spin_unlock_irq(&eq->lock);
+		neuron_nc_set_running(eq->nc, job);
+		if (!job)
+			return;
+		eq->running = job;
+		ret = neuron_exec_start(eq, job);
+		if (ret) {
+			eq->running = NULL;
+			neuron_exec_finish(eq, job, ret == -ENODEV ? -ENODEV : -EIO);
+		}
+	}
+}
+
+/*
+ * Has the core reported the end of the running execution? Then complete
+ * it. run_lock held. Return: true if it had ended.
+ */
+static bool neuron_exec_collect(struct neuron_exec_queue *eq)
+{
+	struct neuron_job *job = eq->running;
+	u32 status;
+
+	if (!job || le32_to_cpu(READ_ONCE(eq->status->seq)) != eq->seq)
+		return false;
+	/* The status is written before the number that publishes it. */
+	dma_rmb();
+	status = le32_to_cpu(READ_ONCE(eq->status->status));
+	eq->running = NULL;
+	cancel_delayed_work(&eq->timeout_work);
+	neuron_exec_finish(eq, job, status == NEURON_EXEC_OK ? 0 :
+			   status == NEURON_EXEC_BAD_INPUT ? -EDOM : -EIO);
+	return true;
+}
+
+static void neuron_exec_done_work(struct work_struct *work)
+{
+	struct neuron_exec_queue *eq = container_of(work, struct neuron_exec_queue,
+						    done_work);
+
+	mutex_lock(&eq->run_lock);
+	if (neuron_exec_collect(eq))
+		neuron_exec_start_next(eq);
+	mutex_unlock(&eq->run_lock);
+}
+
+static irqreturn_t neuron_exec_irq(int irq, void *data)
+{
+	struct neuron_exec_queue *eq = data;
+
+	queue_work(system_wq, &eq->done_work);
+	return IRQ_HANDLED;
+}
+
+/*
+ * Stop @job, the running execution, if not NULL (the core is reset; @code:
+ * the ERROR notification it posts, 0 for none): it fails with @err. The
+ * queued executions fail with -ECANCELED: all of them with @all, else those
+ * of @owner. run_lock held.
+ */
+static void neuron_exec_stop(struct neuron_exec_queue *eq, struct neuron_job *job,
+			     int err, bool all, const void *owner, u32 code)
+{
+	struct neuron_device *nd = eq->nc->nd;
+	struct neuron_job *j, *tmp;
+	LIST_HEAD(cancel);
+	int idx;
+
+	if (job) {
+		if (neuron_dev_enter(nd, &idx)) {
+			neuron_hw_exec_reset(nd, eq->nc->index, code);
+			neuron_dev_exit(nd, idx);
+		}
+		eq->running = NULL;
+		cancel_delayed_work(&eq->timeout_work);
+	}
+	spin_lock_irq(&eq->lock);
+	list_for_each_entry_safe(j, tmp, &eq->pending, node)
+		if (all || (j->exec && j->exec->owner == owner))
+			list_move_tail(&j->node, &cancel);
+	spin_unlock_irq(&eq->lock);
+	if (job)
+		neuron_exec_finish(eq, job, err);
+	list_for_each_entry_safe(j, tmp, &cancel, node) {
+		list_del_init(&j->node);
+		neuron_exec_finish(eq, j, -ECANCELED);
+	}
+}
+
+static void neuron_exec_timeout_work(struct work_struct *work)
+{
+	struct neuron_exec_queue *eq = container_of(to_delayed_work(work),
+						    struct neuron_exec_queue,
+						    timeout_work);
+	struct neuron_nc *nc = eq->nc;
+
+	mutex_lock(&eq->run_lock);
+	if (!eq->running || neuron_exec_collect(eq))
+		goto out;
+	if (time_before(jiffies, eq->deadline)) {
+		mod_delayed_work(system_wq, &eq->timeout_work, eq->deadline - jiffies);
+		goto out;
+	}
+	dev_warn_ratelimited(&nc->nd->dev,
+			     "execution on NC %u overran its timeout, NC reset\n",
+			     nc->index);
+	neuron_nc_set_state(nc, NEURON_NC_RESETTING);
+	neuron_exec_stop(eq, eq->running, -ETIMEDOUT, true, NULL,
+			 NEURON_NOTIFY_EXEC_TIMEOUT);
+	atomic64_inc(&nc->resets);
+	neuron_nc_reset_done(nc, true);
+out:
+	neuron_exec_start_next(eq);
+	mutex_unlock(&eq->run_lock);
+}
+
+static struct neuron_exec_queue *neuron_exec_queue_get(struct neuron_nc *nc)
+{
+	struct neuron_device *nd = nc->nd;
+	struct neuron_exec_queue *eq;
+	void *va;
+	int idx, ret;
+
+	/* Pairs with the release below: a queue seen is fully set up. */
+	eq = smp_load_acquire(&nc->exec);
+	if (eq)
+		return eq;
+	mutex_lock(&nc->lock);
+	eq = nc->exec;
+	if (eq)
+		goto out;
+	eq = kzalloc(sizeof(*eq), GFP_KERNEL);
+	if (!eq) {
+		eq = ERR_PTR(-ENOMEM);
+		goto out;
+	}
+	eq->nc = nc;
+	spin_lock_init(&eq->lock);
+	mutex_init(&eq->run_lock);
+	INIT_LIST_HEAD(&eq->pending);
+	INIT_WORK(&eq->done_work, neuron_exec_done_work);
+	INIT_DELAYED_WORK(&eq->timeout_work, neuron_exec_timeout_work);
+	eq->fence_ctx = dma_fence_context_alloc(1);
+	ret = -ENODEV;
+	if (neuron_dev_enter(nd, &idx)) {
+		ret = neuron_hw_coherent_alloc(nd, sizeof(*eq->status), &va,
+					       &eq->status_iova, &eq->status_cookie);
+		if (!ret) {
+			eq->status = va;
+			ret = neuron_hw_irq_request(nd, NEURON_IRQ_EXEC(nc->index),
+						    neuron_exec_irq, eq);
+			if (ret)
+				neuron_hw_coherent_free(nd, sizeof(*eq->status), va,
+							eq->status_iova,
+							eq->status_cookie);
+		}
+		/*
+		 * Published inside the guard, so removal sees it. The release
+		 * pairs with the acquires of neuron_exec_queue_get(), the
+		 * cancel and removal.
+		 */
+		if (!ret)
+			/* Pairs with the acquires: the queue is set up. */
+			smp_store_release(&nc->exec, eq);
+		neuron_dev_exit(nd, idx);
+	}
+	if (ret) {
+		mutex_destroy(&eq->run_lock);
+		kfree(eq);
+		eq = ERR_PTR(ret);
+	}
+out:
+	mutex_unlock(&nc->lock);
+	return eq;
+}
+
+/* Queue @job (the queue takes a reference); start it if the core is idle. */
+static int neuron_exec_queue_job(struct neuron_exec_queue *eq, struct neuron_job *job)
+{
+	u32 max = READ_ONCE(neuron_exec_queue_depth);
+	int ret = 0;
+
+	spin_lock_irq(&eq->lock);
+	if (eq->dead) {
+		ret = -ENODEV;
+	} else if (eq->depth >= max) {
+		ret = -EAGAIN;
+	} else {
+		eq->depth++;
+		job->fence.seqno = ++eq->fence_seqno;
+		list_add_tail(&job->node, &eq->pending);
+		neuron_job_get(job);
+	}
+	spin_unlock_irq(&eq->lock);
+	if (ret)
+		return ret;
+	atomic64_inc(&eq->nc->jobs);
+	mutex_lock(&eq->run_lock);
+	neuron_exec_start_next(eq);
+	mutex_unlock(&eq->run_lock);
+	return 0;
+}
+
+/* The execution's part of the job: the model and the bound objects. */
+static struct neuron_exec_job *neuron_exec_bind(struct neuron_file *nf,
+						struct neuron_execute *x,
+						struct neuron_model *model)
+{
+	u32 handles[NEURON_MAX_SLOTS];
+	struct neuron_exec_job *ej;
+	int ret = -EFAULT;
+	u32 i;
+
+	ej = kzalloc(struct_size(ej, bound, model->nslots), GFP_KERNEL);
+	if (!ej) {
+		neuron_model_put(model);
+		return ERR_PTR(-ENOMEM);
+	}
+	ej->model = model;
+	ej->owner = nf;
+	ej->timeout_ms = x->timeout_ms ?: READ_ONCE(neuron_exec_timeout_ms);
+	if (model->nslots &&
+	    copy_from_user(handles, u64_to_user_ptr(x->bindings),
+			   model->nslots * sizeof(handles[0])))
+		goto err;
+	for (i = 0; i < model->nslots; i++) {
+		struct neuron_mem *mem = neuron_mem_lookup(nf, handles[i]);
+
+		ret = -ENOENT;
+		if (!mem)
+			goto err;
+		ej->bound[ej->nbound++] = mem;
+		ret = -EINVAL;
+		if (mem->kind != NEURON_MEM_DEVICE || mem->size < model->slots[i].size)
+			goto err;
+	}
+	return ej;
+err:
+	neuron_exec_ej_free(ej);
+	return ERR_PTR(ret);
+}
+
+int neuron_ioctl_execute(struct neuron_file *nf, void *arg)
+{
+	struct neuron_execute *x = arg;
+	struct neuron_device *nd = nf->nd;
+	bool wait = x->flags & NEURON_EXEC_WAIT;
+	struct neuron_exec_queue *eq;
+	struct neuron_exec_job *ej;
+	struct neuron_model *model;
+	struct neuron_job *job;
+	u64 seqno = 0;
+	int ret;
+
+	x->seqno = 0;
+	x->status = 0;
+	if (!(nd->hal->caps & NEURON_CAP_EXEC))
+		return -EOPNOTSUPP;
+	if ((x->flags & ~NEURON_EXEC_WAIT) || x->pad ||
+	    x->timeout_ms > NEURON_EXEC_MAX_TIMEOUT_MS)
+		return -EINVAL;
+	model = neuron_model_lookup(nf, x->model);
+	if (!model)
+		return -ENOENT;
+	ret = -EINVAL;
+	if (x->nbindings != model->nslots)
+		goto err_model;
+	ret = -EACCES;
+	if (READ_ONCE(neuron_nc_get(nd, model->nc)->owner) != nf)
+		goto err_model;
+	eq = neuron_exec_queue_get(neuron_nc_get(nd, model->nc));
+	if (IS_ERR(eq)) {
+		ret = PTR_ERR(eq);
+		goto err_model;
+	}
+	ej = neuron_exec_bind(nf, x, model);	/* takes the model's reference */
+	if (IS_ERR(ej))
+		return PTR_ERR(ej);
+	job = neuron_job_new(nd, &eq->lock, eq->fence_ctx);
+	if (!job) {
+		neuron_exec_ej_free(ej);
+		return -ENOMEM;
+	}
+	job->exec = ej;		/* the job gives it back */
+
+	if (!wait) {
+		ret = neuron_async_reserve(nf, &seqno);
+		if (ret)
+			goto out;
+	}
+	ret = neuron_exec_queue_job(eq, job);
+	if (ret) {
+		if (!wait)
+			neuron_async_unreserve(nf, seqno);
+		goto out;
+	}
+	if (!wait) {
+		neuron_async_publish(nf, seqno, job);
+		x->seqno = seqno;
+		goto out;
+	}
+	/* Bounded by the execution's timeout: only a fatal signal ends it. */
+	ret = neuron_job_wait(job, KTIME_MAX, false);
+	if (ret != -EINTR && ret != -ENODEV) {
+		x->status = neuron_exec_status(ret);
+		ret = 0;
+	}
+out:
+	neuron_job_put(job);
+	return ret;
+
+err_model:
+	neuron_model_put(model);
+	return ret;
+}
+
+/*
+ * Cancel what @owner (a file) left on NC @nci: it released the NC or
+ * closed. Its running execution is stopped (the core reset, no
+ * notification), its queued ones fail; other files' work goes on.
+ */
+void neuron_exec_cancel_file(struct neuron_device *nd, u32 nci, const void *owner)
+{
+	/* Pairs with the release of neuron_exec_queue_get(). */
+	struct neuron_exec_queue *eq = smp_load_acquire(&nd->nc[nci].exec);
+	struct neuron_job *run;
+
+	if (!eq)
+		return;
+	mutex_lock(&eq->run_lock);
+	neuron_exec_collect(eq);
+	run = eq->running;
+	if (run && run->exec && run->exec->owner != owner)
+		run = NULL;	/* someone else's: it goes on */
+	neuron_exec_stop(eq, run, -ECANCELED, false, owner, 0);
+	neuron_exec_start_next(eq);
+	mutex_unlock(&eq->run_lock);
+}
+
+/* The file is gone: cancel what it left on any NC. */
+void neuron_exec_file_release(struct neuron_file *nf)
+{
+	u32 i;
+
+	for (i = 0; i < nf->nd->hal->arch->nc_count; i++)
+		neuron_exec_cancel_file(nf->nd, i, nf);
+}
+
+/*
+ * The device is going: stop every core, fail what is queued or running
+ * with -ENODEV, give the interrupt and the status memory back. After the
+ * guard's last section ended, before the backend's teardown.
+ */
+void neuron_exec_unplug(struct neuron_device *nd)
+{
+	u32 i;
+
+	for (i = 0; i < nd->hal->arch->nc_count; i++) {
+		/* Pairs with the release of neuron_exec_queue_get(). */
+		struct neuron_exec_queue *eq = smp_load_acquire(&nd->nc[i].exec);
+		struct neuron_job *job, *tmp;
+		LIST_HEAD(fail);
+
+		if (!eq)
+			continue;
+		spin_lock_irq(&eq->lock);
+		eq->dead = true;
+		spin_unlock_irq(&eq->lock);
+		cancel_delayed_work_sync(&eq->timeout_work);
+		mutex_lock(&eq->run_lock);
+		job = eq->running;
+		eq->running = NULL;
+		if (job) {
+			/* The removal path may call the backend until its fini. */
+			neuron_hw_exec_reset(nd, i, 0);
+			neuron_exec_finish(eq, job, -ENODEV);
+		}
+		spin_lock_irq(&eq->lock);
+		list_splice_init(&eq->pending, &fail);
+		spin_unlock_irq(&eq->lock);
+		list_for_each_entry_safe(job, tmp, &fail, node) {
+			list_del_init(&job->node);
+			neuron_exec_finish(eq, job, -ENODEV);
+		}
+		mutex_unlock(&eq->run_lock);
+		neuron_hw_irq_free(nd, NEURON_IRQ_EXEC(i));
+		cancel_work_sync(&eq->done_work);
+		cancel_delayed_work_sync(&eq->timeout_work);
+		neuron_hw_coherent_free(nd, sizeof(*eq->status), eq->status,
+					eq->status_iova, eq->status_cookie);
+		eq->status = NULL;
+	}
+}
+
+/* The device is released: free the queues (nothing uses them any more). */
+void neuron_exec_release(struct neuron_device *nd)
+{
+	u32 i;
+
+	for (i = 0; i < NEURON_MAX_NC; i++) {
+		struct neuron_exec_queue *eq = nd->nc[i].exec;
+
+		if (!eq)
+			continue;
+		mutex_destroy(&eq->run_lock);
+		kfree(eq);
+		nd->nc[i].exec = NULL;
+	}
+}

@@ -96,7 +96,7 @@ void neuron_async_unreserve(struct neuron_file *nf, u64 seqno)
 
 /* Publish the queued @job under its reserved @seqno (the file's reference). */
 void neuron_async_publish(struct neuron_file *nf, u64 seqno,
-				 struct neuron_job *job)
+			  struct neuron_job *job)
 {
 	/* The slot exists: storing into it allocates nothing, cannot fail. */
 	WARN_ON(xa_err(xa_store(&nf->reqs, seqno, neuron_job_get(job), GFP_KERNEL)));
@@ -104,7 +104,7 @@ void neuron_async_publish(struct neuron_file *nf, u64 seqno,
 
 /* Drop @seqno from @nf if it still names @job. */
 bool neuron_async_remove(struct neuron_file *nf, u64 seqno,
-				struct neuron_job *job)
+			 struct neuron_job *job)
 {
 	if (xa_cmpxchg(&nf->reqs, seqno, job, NULL, 0) != job)
 		return false;

@@ -104,14 +104,15 @@ static void neuron_exec_finish(struct neuron_exec_queue *eq,
 			       struct neuron_job *job, int err)
 {
 	neuron_exec_job_drop(job);
+	/* Room in the queue before anyone learns that the job ended. */
+	spin_lock_irq(&eq->lock);
+	eq->depth--;
+	spin_unlock_irq(&eq->lock);
 	if (err) {
 		dma_fence_set_error(&job->fence, err);
 		atomic64_inc(&eq->nc->jobs_failed);
 	}
 	dma_fence_signal(&job->fence);
-	spin_lock_irq(&eq->lock);
-	eq->depth--;
-	spin_unlock_irq(&eq->lock);
 	neuron_job_put(job);
 }
 
@@ -162,6 +163,21 @@ static int neuron_exec_start(struct neuron_exec_queue *eq, struct neuron_job *jo
 	return 0;
 }
 
+/*
+ * The core is idle: unless work is queued, the NC is no longer running
+ * (before the jobs' waiters are woken, so that they see it). run_lock held.
+ */
+static void neuron_exec_idle_state(struct neuron_exec_queue *eq)
+{
+	bool more;
+
+	spin_lock_irq(&eq->lock);
+	more = !list_empty(&eq->pending);
+	spin_unlock_irq(&eq->lock);
+	if (!more)
+		neuron_nc_set_running(eq->nc, false);
+}
+
 /* Start queued executions while the core is idle. run_lock held. */
 static void neuron_exec_start_next(struct neuron_exec_queue *eq)
 {
@@ -202,6 +218,7 @@ static bool neuron_exec_collect(struct neuron_exec_queue *eq)
 	status = le32_to_cpu(READ_ONCE(eq->status->status));
 	eq->running = NULL;
 	cancel_delayed_work(&eq->timeout_work);
+	neuron_exec_idle_state(eq);
 	neuron_exec_finish(eq, job, status == NEURON_EXEC_OK ? 0 :
 			   status == NEURON_EXEC_BAD_INPUT ? -EDOM : -EIO);
 	return true;
@@ -253,6 +270,8 @@ static void neuron_exec_stop(struct neuron_exec_queue *eq, struct neuron_job *jo
 		if (all || (j->exec && j->exec->owner == owner))
 			list_move_tail(&j->node, &cancel);
 	spin_unlock_irq(&eq->lock);
+	if (!eq->running)
+		neuron_exec_idle_state(eq);
 	if (job)
 		neuron_exec_finish(eq, job, err);
 	list_for_each_entry_safe(j, tmp, &cancel, node) {

@@ -982,5 +982,4 @@ struct neuron_execute {
 
 /* ---- end of models and execution ---- */
 
-
 #endif /* _UAPI_NEURON_H */

@@ -144,7 +144,8 @@ if [ "$ok" = 0 ]; then
 	check "libshim ABI of the installed library and headers" "$ok" "$RUN/shim-abi.log"
 	make -f "$SRC/libshim/Makefile.container" O="$SHIM/lib" container-test \
 		>"$RUN/shim-container.log" 2>&1 && ok=0 || ok=1
-	read -r p f _ < <(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$RUN/shim-container.log" |
+	# "N passed, M failed"
+	read -r p _ f _ < <(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$RUN/shim-container.log" |
 		tail -n 1 | tr -d ',') || true
 	passed=$((passed + ${p:-0})) failed=$((failed + ${f:-0}))
 	check "container reader tests ($RUN/shim-container.log)" "$ok" "$RUN/shim-container.log"
@@ -236,7 +237,7 @@ debug_tier() {
 	! grep -q '^CONFIG_IA32_EMULATION=y' "$KDIR/.config" 2>/dev/null ||
 		p32=("${progs32[@]}")
 	if [ -f "$b/neuron.ko" ] && [ -f "$b/neuron_kunit.ko" ] && [ -e "${progs[0]}" ]; then
-		NEURON_VM_MEM=512M NEURON_VM_TIMEOUT=${NEURON_VM_TIMEOUT:-600} \
+		NEURON_VM_MEM=512M NEURON_VM_TIMEOUT=${NEURON_VM_TIMEOUT:-1500} \
 			vm_check "$KRELEASE" "$IMAGE" "$d" -k "$b/neuron.ko" \
 				-d "$b/neuron_kunit.ko" "${shim_opt[@]}" "${progs[@]}" "${p32[@]}" \
 				"${shim_progs[@]}" "${fault[@]}" ${p32[0]:+"${fault32[@]}"}

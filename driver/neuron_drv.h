@@ -125,9 +125,13 @@ struct neuron_mem_counter {
  * @sem_wait: NC_SEM waiters; woken when a semaphore or event of the NC
  *	changes, and by removal.
  * @usage: memory alive that is charged to this NC.
- * @jobs: jobs submitted to this NC.
- * @jobs_failed: jobs that completed with an error.
- * @resets: resets of this NC (device errors and hangs).
+ * @jobs: DMA jobs submitted to this NC.
+ * @jobs_failed: DMA jobs that completed with an error.
+ * @resets: resets of this NC (DMA errors and hangs, execution timeouts).
+ * @models: models loaded for this NC (handles alive).
+ * @executions: executions that ended (however they ended).
+ * @exec_errors: executions that did not end NEURON_EXEC_OK.
+ * @busy_ns: time the NC's core spent executing.
  */
 struct neuron_nc {
 	struct neuron_device *nd;
@@ -145,6 +149,10 @@ struct neuron_nc {
 	atomic64_t jobs;
 	atomic64_t jobs_failed;
 	atomic64_t resets;
+	atomic_t models;
+	atomic64_t executions;
+	atomic64_t exec_errors;
+	atomic64_t busy_ns;
 };
 
 #ifndef NEURON_DRIVER_VERSION

@@ -108,9 +108,10 @@ static void neuron_exec_finish(struct neuron_exec_queue *eq,
 	spin_lock_irq(&eq->lock);
 	eq->depth--;
 	spin_unlock_irq(&eq->lock);
+	atomic64_inc(&eq->nc->executions);
 	if (err) {
 		dma_fence_set_error(&job->fence, err);
-		atomic64_inc(&eq->nc->jobs_failed);
+		atomic64_inc(&eq->nc->exec_errors);
 	}
 	dma_fence_signal(&job->fence);
 	neuron_job_put(job);
@@ -158,9 +159,17 @@ static int neuron_exec_start(struct neuron_exec_queue *eq, struct neuron_job *jo
 	neuron_dev_exit(nd, idx);
 	if (ret)
 		return ret;
+	eq->started = ktime_get();
 	eq->deadline = jiffies + msecs_to_jiffies(ej->timeout_ms);
 	mod_delayed_work(system_wq, &eq->timeout_work, msecs_to_jiffies(ej->timeout_ms));
 	return 0;
+}
+
+/* The running execution ends: its time goes to the NC's busy time. */
+static void neuron_exec_busy_add(struct neuron_exec_queue *eq)
+{
+	atomic64_add(ktime_to_ns(ktime_sub(ktime_get(), eq->started)),
+		     &eq->nc->busy_ns);
 }
 
 /*
@@ -216,6 +225,7 @@ static bool neuron_exec_collect(struct neuron_exec_queue *eq)
 	/* The status is written before the number that publishes it. */
 	dma_rmb();
 	status = le32_to_cpu(READ_ONCE(eq->status->status));
+	neuron_exec_busy_add(eq);
 	eq->running = NULL;
 	cancel_delayed_work(&eq->timeout_work);
 	neuron_exec_idle_state(eq);
@@ -262,6 +272,7 @@ static void neuron_exec_stop(struct neuron_exec_queue *eq, struct neuron_job *jo
 			neuron_hw_exec_reset(nd, eq->nc->index, code);
 			neuron_dev_exit(nd, idx);
 		}
+		neuron_exec_busy_add(eq);
 		eq->running = NULL;
 		cancel_delayed_work(&eq->timeout_work);
 	}
@@ -387,7 +398,6 @@ static int neuron_exec_queue_job(struct neuron_exec_queue *eq, struct neuron_job
 	spin_unlock_irq(&eq->lock);
 	if (ret)
 		return ret;
-	atomic64_inc(&eq->nc->jobs);
 	mutex_lock(&eq->run_lock);
 	neuron_exec_start_next(eq);
 	mutex_unlock(&eq->run_lock);

@@ -58,6 +58,8 @@ struct neuron_model {
  * @owner: the submitting file, as a cookie only (never dereferenced): its
  *	release cancels what it left queued or running.
  * @timeout_ms: how long it may run once started.
+ * @started: when it was handed to the core, 0 before (its duration in the
+ *	neuron_exec_complete trace event).
  * @nbound: entries of @bound.
  * @bound: the memory objects bound to the slots (references).
  */
@@ -65,6 +67,7 @@ struct neuron_exec_job {
 	struct neuron_model *model;
 	const void *owner;
 	u32 timeout_ms;
+	ktime_t started;
 	u32 nbound;
 	struct neuron_mem *bound[];
 };

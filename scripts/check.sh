@@ -19,8 +19,12 @@
 #           selftests, neuron_fault and the KUnit suites, then a kmemleak
 #           scan; the gcov data is put beside the build (in the run's log
 #           folder) for `make coverage`.
+#   Both tiers' VMs also run libshim's API tests (test_nrt) and the MLP
+#   demo against libnrt.so.1 installed into the VM's /usr; before them, the
+#   host tests of libshim (headers, ABI, container reader, fuzzing).
 # Counts: each TAP test result and KUnit case, plus one check per build, VM
-# verdict, gate run, DKMS run and gcov data set. The last line is
+# verdict, gate run, DKMS run and gcov data set; the container reader's
+# own counts. The last line is
 # "N passed, M failed[, K skipped]"; the exit status is non-zero if anything
 # failed. Logs: build/logs/latest/.
 
@@ -119,6 +123,38 @@ for p in "$PROGS-32"/neuron_*_32; do
 	if [ "${p##*/}" = neuron_fault_32 ]; then fault32=("$p"); else progs32+=("$p"); fi
 done
 
+# libshim: libnrt.so.1, its tools and the example models installed into
+# $SHIM/root (the VM's /usr), the VM's API tests and the examples built
+# against that install; then the host tests: each public header alone (C,
+# C++), the ABI (layouts, enum values, exported symbols), the container
+# reader against corrupt inputs (its own counts) and a short fuzz run. Every
+# VM then runs test_nrt and nrt_mlp_demo against the installed library.
+SHIM="$BUILD/shim" shim_opt=() shim_progs=()
+log "building libnrt.so.1, the tools, the example models, test_nrt and the examples"
+shim_build "$SHIM" "$RUN/shim-build.log" && ok=0 || ok=1
+check "libshim build (library, tools, models, test_nrt, examples)" "$ok" "$RUN/shim-build.log"
+if [ "$ok" = 0 ]; then
+	shim_opt=(-l "$SHIM/root")
+	shim_progs=("$SHIM/progs/test_nrt" "$SHIM/progs/nrt_mlp_demo")
+	make -C "$SRC/libshim" O="$SHIM/lib" header-test >"$RUN/shim-headers.log" 2>&1 && ok=0 || ok=1
+	check "libshim headers alone in C and C++" "$ok" "$RUN/shim-headers.log"
+	make -C "$SRC/libshim" O="$SHIM/lib" abi-test \
+		HDRDIR="$SHIM/root/usr/include" LIBFILE="$SHIM/root/usr/lib/libnrt.so.1" \
+		>"$RUN/shim-abi.log" 2>&1 && ok=0 || ok=1
+	check "libshim ABI of the installed library and headers" "$ok" "$RUN/shim-abi.log"
+	make -f "$SRC/libshim/Makefile.container" O="$SHIM/lib" container-test \
+		>"$RUN/shim-container.log" 2>&1 && ok=0 || ok=1
+	# "N passed, M failed"
+	read -r p _ f _ < <(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$RUN/shim-container.log" |
+		tail -n 1 | tr -d ',') || true
+	passed=$((passed + ${p:-0})) failed=$((failed + ${f:-0}))
+	check "container reader tests ($RUN/shim-container.log)" "$ok" "$RUN/shim-container.log"
+	make -f "$SRC/libshim/Makefile.container" O="$SHIM/lib" FUZZ_TIME=20 container-fuzz \
+		>"$RUN/shim-fuzz.log" 2>&1 && ok=0 || ok=1
+	check "container reader fuzzing, 20 s" "$ok" "$RUN/shim-fuzz.log"
+	summary+=("libshim: build ok, container tests ${p:-?} passed ${f:-?} failed, $(grep -o 'Done [0-9]* runs' "$RUN/shim-fuzz.log" | tail -n 1 || echo 'fuzz failed')")
+fi
+
 for series in "${kernels[@]}"; do
 	log "$series: fetching the kernel (cached after the first run)"
 	if ! kernel_env "$series" "$RUN/fetch-$series.log"; then
@@ -134,8 +170,8 @@ for series in "${kernels[@]}"; do
 	check "$KREL build (warnings and errors fail)" "$ok" "$d/build.log"
 	line="$KREL: build $(word "$ok")"
 	if [ -f "$BUILD/$KREL/neuron.ko" ] && [ -e "${progs[0]}" ]; then
-		vm_check "$KREL" "$VMLINUX" "$d" -k "$BUILD/$KREL/neuron.ko" "${progs[@]}" \
-			"${progs32[@]}"
+		vm_check "$KREL" "$VMLINUX" "$d" -k "$BUILD/$KREL/neuron.ko" "${shim_opt[@]}" \
+			"${progs[@]}" "${progs32[@]}" "${shim_progs[@]}"
 		line+=", $VM_SUMMARY"
 	fi
 	summary+=("$line")
@@ -174,7 +210,7 @@ if tier distro && [ -n "${KREL61:-}" ] &&
 	run_optional dkms "$S/dkms-test.sh" "$KREL61" "$KDIR61" "$R" &&
 	[ -e "${progs[0]}" ]; then
 	vm_check "$KREL61 (DKMS, modprobe)" "$VMLINUX61" "$RUN/$KREL61-dkms" \
-		-r "$R" "${progs[@]}" "${progs32[@]}"
+		-r "$R" "${shim_opt[@]}" "${progs[@]}" "${progs32[@]}" "${shim_progs[@]}"
 	summary+=("$KREL61 (DKMS, modprobe): $VM_SUMMARY")
 fi
 
@@ -201,10 +237,10 @@ debug_tier() {
 	! grep -q '^CONFIG_IA32_EMULATION=y' "$KDIR/.config" 2>/dev/null ||
 		p32=("${progs32[@]}")
 	if [ -f "$b/neuron.ko" ] && [ -f "$b/neuron_kunit.ko" ] && [ -e "${progs[0]}" ]; then
-		NEURON_VM_MEM=512M NEURON_VM_TIMEOUT=${NEURON_VM_TIMEOUT:-600} \
+		NEURON_VM_MEM=512M NEURON_VM_TIMEOUT=${NEURON_VM_TIMEOUT:-1500} \
 			vm_check "$KRELEASE" "$IMAGE" "$d" -k "$b/neuron.ko" \
-				-d "$b/neuron_kunit.ko" "${progs[@]}" "${p32[@]}" "${fault[@]}" \
-				${p32[0]:+"${fault32[@]}"}
+				-d "$b/neuron_kunit.ko" "${shim_opt[@]}" "${progs[@]}" "${p32[@]}" \
+				"${shim_progs[@]}" "${fault[@]}" ${p32[0]:+"${fault32[@]}"}
 		line+=", $VM_SUMMARY"
 		gcov_unpack "$d/serial.log" "$b" 2>"$d/coverage.txt" &&
 			coverage_table "$b" >>"$d/coverage.txt" 2>&1 && ok=0 || ok=1

@@ -9,6 +9,7 @@
 #   sparse      sparse (C=2) on every source file; any warning/error fails
 #   checkpatch  checkpatch.pl --strict on driver/ and uapi/ C files
 #   checkpatch-userspace  the same on selftests/ and tools/ C files
+#   checkpatch-libshim  the same on libshim/ and examples/ (userspace rules)
 #   uapi-c99, uapi-m32, uapi-c++
 #               the uapi headers compile alone in userspace, in C99 (64 and
 #               32 bit) and C++, with -Wpadded (no implicit padding) and a
@@ -135,6 +136,7 @@ run_checkpatch() {
 		case $f in
 		uapi/*) intree=include/$f ;;
 		selftests/*) intree=tools/testing/$f ;;
+		libshim/* | examples/*) intree=tools/$f ;;
 		*) intree=$f ;;
 		esac
 		mkdir -p "$cp/$(dirname "$intree")"
@@ -147,11 +149,13 @@ run_checkpatch() {
 		return
 	fi
 	out=$(cd "$cp" && perl "$checkpatch" --strict --no-tree --terse \
-		--no-summary --show-types -f "${files[@]}" 2>&1) || true
+		--no-summary --show-types ${CP_IGNORE:+--ignore "$CP_IGNORE"} \
+		-f "${files[@]}" 2>&1) || true
 	# map the in-tree paths back to ours
 	bad=$(printf '%s\n' "$out" | grep -E 'WARNING|ERROR|CHECK|No typos' |
 		sed -e 's@^include/uapi/@uapi/@' \
-		    -e 's@^tools/testing/selftests/@selftests/@' || true)
+		    -e 's@^tools/testing/selftests/@selftests/@' \
+		    -e 's@^tools/libshim/@libshim/@' -e 's@^tools/examples/@examples/@' || true)
 	if [ -n "$bad" ]; then
 		report "$name" FAILED "$bad"
 	else
@@ -160,6 +164,12 @@ run_checkpatch() {
 }
 run_checkpatch checkpatch driver uapi
 run_checkpatch checkpatch-userspace selftests tools
+# The nrt_* library and its examples: userspace C in kernel style. The
+# SDK's API mandates its typedefs (NEW_TYPEDEFS) and C types; the log lines
+# name the API function a caller called, on purpose (EMBEDDED_FUNCTION_NAME);
+# libFuzzer's entry point has a fixed mixed-case name (CAMELCASE).
+CP_IGNORE=NEW_TYPEDEFS,EMBEDDED_FUNCTION_NAME,PREFER_KERNEL_TYPES,PREFER_DEFINED_ATTRIBUTE_MACRO,CAMELCASE \
+	run_checkpatch checkpatch-libshim libshim examples
 
 # ---- 4. the uapi headers alone in userspace -----------------------------
 # Every struct of the uapi must have the same layout for 32- and 64-bit

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# initramfs.sh -o OUT (-k neuron.ko | -r ROOT) [-d KUNIT_KO] PROGRAM...: pack a
+# initramfs.sh -o OUT (-k neuron.ko | -r ROOT) [-d KUNIT_KO] [-l DESTDIR]
+# PROGRAM...: pack a
 # busybox initramfs (uncompressed cpio) whose /init loads neuron.ko, then
 # neuron_sim.ko with sim=v2,v3, runs each PROGRAM in order, then the module
 # lifecycle checks (program "neuron_modules", TAP: rmmod neuron refused
@@ -15,6 +16,11 @@
 #                injection before loading, load KUNIT_KO after the programs
 #                and print its KTAP results, then (after rmmod) a kmemleak
 #                scan, the lockdep state and the module's gcov data
+#   -l DESTDIR   an install tree (`make -C libshim install DESTDIR=...
+#                PREFIX=/usr`): copied into the root, with the host's copies
+#                of every shared library that the programs and the
+#                libraries in it need (ldd), at the same paths, so dynamic
+#                programs run as on an installed system
 # Serial log protocol (read by scripts/verdict.sh), each marker on its own line:
 #   ### NEURON LOAD status=N ###
 #   ### NEURON BEGIN <program> ###  its stdout+stderr  ### NEURON END <program> status=N ###
@@ -37,19 +43,20 @@
 
 . "$(dirname "$0")/lib.sh"
 
-out='' ko='' modroot='' kunit=''
-while getopts o:k:r:d: opt; do
+out='' ko='' modroot='' kunit='' libroot=''
+while getopts o:k:r:d:l: opt; do
 	case $opt in
 	o) out=$OPTARG ;;
 	k) ko=$OPTARG ;;
 	r) modroot=$OPTARG ;;
 	d) kunit=$OPTARG ;;
+	l) libroot=$OPTARG ;;
 	*) exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
 [ -n "$out" ] && [ -n "$ko$modroot" ] && [ $# -gt 0 ] ||
-	die "usage: $0 -o OUT (-k neuron.ko | -r ROOT) [-d KUNIT_KO] PROGRAM..."
+	die "usage: $0 -o OUT (-k neuron.ko | -r ROOT) [-d KUNIT_KO] [-l DESTDIR] PROGRAM..."
 
 need_pkgs busybox-static cpio binutils
 
@@ -78,6 +85,20 @@ else
 	load="insmod /neuron.ko && $simload sim=v2,v3"
 fi
 cp "$@" "$stage/tests/"
+
+# The install tree and the shared libraries its programs and libraries and
+# the test programs need: the host's copies (the same Debian userland).
+if [ -n "$libroot" ]; then
+	[ -d "$libroot" ] || die "$libroot: no such install tree"
+	cp -a "$libroot/." "$stage/"
+	find "$stage/tests" "$stage/usr" -type f | while read -r f; do
+		LD_LIBRARY_PATH="$stage/usr/lib:$stage/usr/lib/x86_64-linux-gnu" \
+			ldd "$f" 2>/dev/null | grep -o '/[^ ]*' || true
+	done | sort -u | while read -r lib; do
+		case $lib in "$stage"/*) continue ;; esac
+		[ -e "$stage$lib" ] || { mkdir -p "$stage${lib%/*}" && cp -L "$lib" "$stage$lib"; }
+	done
+fi
 
 # The debug steps: shell functions in /debug.sh, which /init calls when it
 # exists. Without -d they do nothing.

@@ -11,7 +11,7 @@ BUILD="$NEURON_TOP/build"
 loop_prereqs() {
 	need_pkgs qemu-system-x86 busybox-static cpio kmod gcc make libc6-dev \
 		gcc-multilib libc6-dev-i386 binutils bc xz-utils zstd dwarves \
-		linux-source-6.1
+		linux-source-6.1 g++ pkg-config libarchive-dev zlib1g-dev clang
 }
 
 # vm_run_prep NAME: the start of a one-off VM run (demo.sh, bench.sh): the
@@ -91,6 +91,33 @@ progs_build() {
 			info_build "$1"
 	} >"$2" 2>&1 && ls "$1"/neuron_* "$1-32"/neuron_*_32 >/dev/null 2>&1 &&
 		[ -z "$(bad_lines "$2")" ]
+}
+
+# shim_build DIR LOG: libnrt.so.1 and nrt.pc, neuron-pack and neuron-dump,
+# the example models (.nmodel), all installed with PREFIX=/usr into
+# DIR/root (the VM's /usr: scripts/initramfs.sh -l); then, against that
+# install, the VM's API tests (DIR/progs/test_nrt) and the examples
+# (DIR/progs/nrt_example, nrt_mlp_demo, built through pkg-config as a
+# user would: --define-prefix finds the install from nrt.pc's place). Fails
+# on a build error or any warning.
+shim_build() {
+	local d=$1 inc
+	rm -rf "$d" && mkdir -p "$d/progs"
+	{
+		inc=$(linux_source_dir)/tools/testing/selftests &&
+			make -C "$SRC/libshim" O="$d/lib" all &&
+			make -C "$SRC/libshim" O="$d/lib" install DESTDIR="$d/root" PREFIX=/usr &&
+			make -f "$SRC/libshim/Makefile.container" O="$d/lib" container-tools &&
+			install -d "$d/root/usr/bin" "$d/root/usr/share/neuron/models" &&
+			install -m 0755 "$d/lib/neuron-pack" "$d/lib/neuron-dump" "$d/root/usr/bin/" &&
+			install -m 0644 "$d"/lib/models/*.nmodel "$d/root/usr/share/neuron/models/" &&
+			gcc -O2 -Wall -Wextra -Werror -I"$d/root/usr/include" -I"$SRC/uapi" \
+				-I"$inc" -o "$d/progs/test_nrt" "$SRC/libshim/tests/test_nrt.c" \
+				-L"$d/root/usr/lib" -lnrt -pthread -lm &&
+			PKG_CONFIG_PATH="$d/root/usr/lib/pkgconfig" \
+				make -C "$SRC/examples" O="$d/progs" CFLAGS="-O2 -Wall -Wextra -Werror" \
+				PKG_CONFIG="pkg-config --define-prefix"
+	} >"$2" 2>&1 && [ -x "$d/progs/test_nrt" ] && [ -z "$(bad_lines "$2")" ]
 }
 
 # vm_test VMLINUX DIR INITRAMFS_ARG...: pack an initramfs (scripts/

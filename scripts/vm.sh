@@ -4,7 +4,7 @@
 # vm.sh KERNEL INITRD LOG: boot KERNEL (an ELF vmlinux, through its PVH entry,
 # or a bzImage) with INITRD in QEMU under `timeout`, the serial console saved
 # to LOG. Exits with QEMU's status (124: timed out). Environment:
-#   NEURON_VM_TIMEOUT  seconds before the VM is killed (default 180)
+#   NEURON_VM_TIMEOUT  seconds before the VM is killed (default 600)
 #   NEURON_VM_MEM      guest memory (default 1G)
 #   NEURON_VM_ACCEL    QEMU accelerator (default tcg: software emulation)
 #   NEURON_VM_VERBOSE  1: also copy the serial console to stderr
@@ -20,9 +20,9 @@ qemu=(qemu-system-x86_64 -accel "${NEURON_VM_ACCEL:-tcg}" -nographic -no-reboot
 mkdir -p "$(dirname "$3")"
 rc=0
 if [ "${NEURON_VM_VERBOSE:-0}" = 1 ]; then
-	timeout "${NEURON_VM_TIMEOUT:-180}" "${qemu[@]}" </dev/null 2>&1 | tee "$3" >&2 || rc=$?
+	timeout "${NEURON_VM_TIMEOUT:-600}" "${qemu[@]}" </dev/null 2>&1 | tee "$3" >&2 || rc=$?
 else
-	timeout "${NEURON_VM_TIMEOUT:-180}" "${qemu[@]}" </dev/null >"$3" 2>&1 || rc=$?
+	timeout "${NEURON_VM_TIMEOUT:-600}" "${qemu[@]}" </dev/null >"$3" 2>&1 || rc=$?
 fi
-[ $rc -ne 124 ] || log "VM timed out after ${NEURON_VM_TIMEOUT:-180} s: $3"
+[ $rc -ne 124 ] || log "VM timed out after ${NEURON_VM_TIMEOUT:-600} s: $3"
 exit $rc

@@ -362,7 +362,7 @@ static void test_gzip(void)
 	{
 		unsigned char *p = realloc(g.p, g.len + 100);
 
-		check(p != NULL, "room for trailing bytes");
+		check(!!p, "room for trailing bytes");
 		if (p) {
 			memset(p + g.len, 0x5a, 100);
 			g.p = p;

@@ -87,16 +87,22 @@ static void mem_free(__u32 handle)
 		die("MEM_FREE");
 }
 
-static void copy(__u32 src, __u32 dst, const void *sptr, void *dptr)
+/* COPY of @size bytes between a handle and a pointer, or two handles. */
+static void copy_n(__u32 src, __u32 dst, const void *sptr, void *dptr, __u64 size)
 {
 	struct neuron_copy c = {
 		.src_handle = src, .dst_handle = dst,
 		.src_ptr = (uintptr_t)sptr, .dst_ptr = (uintptr_t)dptr,
-		.size = SIZE,
+		.size = size,
 	};
 
 	if (ioctl(fd, NEURON_IOCTL_COPY, &c))
 		die("COPY");
+}
+
+static void copy(__u32 src, __u32 dst, const void *sptr, void *dptr)
+{
+	copy_n(src, dst, sptr, dptr, SIZE);
 }
 
 /*
@@ -457,7 +463,7 @@ static __u32 dev_tensor(__u64 size, const void *data)
 	struct neuron_mem_alloc m = alloc(NEURON_MEM_DEVICE, size);
 
 	if (data)
-		copy(0, m.handle, data, NULL);
+		copy_n(0, m.handle, data, NULL, size);
 	return m.handle;
 }
 
@@ -563,7 +569,7 @@ static struct best bench_mlp(__u32 nc)
 		best_add(&r, host, now() - t);
 	}
 	/* The device's answer is the host's, to rounding. */
-	copy(bind[1], 0, NULL, yd);
+	copy_n(bind[1], 0, NULL, yd, sizeof(yd));
 	for (i = 0; i < MLP_B * MLP_O; i++) {
 		float d = yd[i] - y[i];
 

@@ -33,6 +33,7 @@ enum neuron_cmd {
 	NEURON_CMD_EVENT,
 	__NEURON_CMD_MAX,
 };
+
 #define NEURON_CMD_MAX	(__NEURON_CMD_MAX - 1)
 
 /* enum neuron_event_type: NEURON_A_EVENT_TYPE */
@@ -124,6 +125,7 @@ enum neuron_attr {
 	NEURON_A_PAD,
 	__NEURON_A_MAX,
 };
+
 #define NEURON_A_MAX	(__NEURON_A_MAX - 1)
 
 #endif /* _UAPI_NEURON_NETLINK_H */

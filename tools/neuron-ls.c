@@ -19,9 +19,13 @@
 #include "neuron_netlink.h"
 #include "nl_common.h"
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+
 static const char *prog = "neuron-ls";
 
-static void usage(FILE *f)
+static void print_usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: %s [--json] [--help]\n"
@@ -41,12 +45,12 @@ static const char *human(uint64_t v, char *buf, size_t size)
 	double d = (double)v;
 	unsigned int u = 0;
 
-	while (d >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
+	while (d >= 1024 && u + 1 < ARRAY_SIZE(units)) {
 		d /= 1024;
 		u++;
 	}
 	if (u == 0)
-		snprintf(buf, size, "%" PRIu64 " B", v);
+		snprintf(buf, size, "%llu B", (unsigned long long)v);
 	else
 		snprintf(buf, size, "%.1f %s", d, units[u]);
 	return buf;
@@ -65,7 +69,7 @@ static void location(const struct nt_dev *d, char *buf, size_t size)
 static void num_or_dash(char *buf, size_t size, bool have, uint64_t v)
 {
 	if (have)
-		snprintf(buf, size, "%" PRIu64, v);
+		snprintf(buf, size, "%llu", (unsigned long long)v);
 	else
 		snprintf(buf, size, "-");
 }
@@ -131,7 +135,7 @@ static void json_u64(const char *key, bool have, uint64_t v, bool *first)
 	printf("%s\"%s\": ", *first ? "" : ", ", key);
 	*first = false;
 	if (have)
-		printf("%" PRIu64, v);
+		printf("%llu", (unsigned long long)v);
 	else
 		printf("null");
 }
@@ -172,9 +176,10 @@ static void print_json(const struct nt_snapshot *s)
 			 d->mem_used_host, &first);
 		printf(", \"channels\": [");
 		for (j = 0; j < d->n_channels; j++)
-			printf("%s{\"index\": %u, \"total\": %" PRIu64 ", \"used\": %" PRIu64 "}",
+			printf("%s{\"index\": %u, \"total\": %llu, \"used\": %llu}",
 			       j ? ", " : "", d->channels[j].index,
-			       d->channels[j].total, d->channels[j].used);
+			       (unsigned long long)d->channels[j].total,
+			       (unsigned long long)d->channels[j].used);
 		printf("], \"cores\": [");
 		for (j = 0; j < d->n_ncs; j++) {
 			const struct nt_nc *nc = &d->ncs[j];
@@ -222,20 +227,20 @@ int main(int argc, char **argv)
 			json = true;
 			break;
 		case 'h':
-			usage(stdout);
+			print_usage(stdout);
 			return NT_EXIT_OK;
 		default:
 			if (optopt)
 				fprintf(stderr, "%s: bad option '-%c'\n", prog, optopt);
 			else
 				fprintf(stderr, "%s: bad option '%s'\n", prog, argv[optind - 1]);
-			usage(stderr);
+			print_usage(stderr);
 			return NT_EXIT_USAGE;
 		}
 	}
 	if (optind < argc) {
 		fprintf(stderr, "%s: unexpected argument '%s'\n", prog, argv[optind]);
-		usage(stderr);
+		print_usage(stderr);
 		return NT_EXIT_USAGE;
 	}
 	ret = nt_ctx_open(&ctx, prog);

@@ -31,8 +31,22 @@
 #include "neuron_netlink.h"
 #include "nl_common.h"
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+
+/* Prometheus samples too long for one line of code. */
+#define FMT_DEV_MEM_USED_DEVICE \
+	"neuron_device_memory_used_bytes{device=\"%u\",kind=\"device\"} %llu\n"
+#define FMT_DEV_MEM_USED_HOST \
+	"neuron_device_memory_used_bytes{device=\"%u\",kind=\"host\"} %llu\n"
+#define FMT_CHAN_MEM_TOTAL \
+	"neuron_channel_memory_total_bytes{device=\"%u\",channel=\"%u\"} %llu\n"
+#define FMT_CHAN_MEM_USED \
+	"neuron_channel_memory_used_bytes{device=\"%u\",channel=\"%u\"} %llu\n"
+
 static const char *prog = "neuron-monitor";
-static volatile sig_atomic_t stop;
+static sig_atomic_t stop;	/* set by a signal handler: __atomic accesses */
 
 struct monitor {
 	unsigned long count;	/* 0: no limit */
@@ -41,7 +55,7 @@ struct monitor {
 	int err;		/* an exit code set by a callback */
 };
 
-static void usage(FILE *f)
+static void print_usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: %s [--count N] [--interval SECONDS] [--follow] [--verbose]\n"
@@ -66,7 +80,7 @@ static void usage(FILE *f)
 static void on_signal(int sig)
 {
 	(void)sig;
-	stop = 1;
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 }
 
 /* ---- events ---- */
@@ -108,7 +122,7 @@ static int event_cb(struct nl_msg *msg, void *arg)
 	fflush(stdout);
 	m->seen++;
 	if (m->count && m->seen >= m->count)
-		stop = 1;
+		__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	return NL_OK;
 }
 
@@ -131,7 +145,8 @@ static int events_open(struct nt_ctx *ev, struct monitor *m)
 	err = nl_socket_add_membership(ev->sk, grp);
 	if (err < 0) {
 		if (err == -NLE_PERM)
-			fprintf(stderr, "%s: permission denied: joining the multicast group 'events' of 'neuron' needs more privileges (run as root or with CAP_NET_ADMIN)\n",
+			fprintf(stderr,
+				"%s: permission denied: joining the multicast group 'events' of 'neuron' needs more privileges (run as root or with CAP_NET_ADMIN)\n",
 				prog);
 		else
 			nt_report(prog, "joining the multicast group 'events'", err);
@@ -149,7 +164,7 @@ static int events_open(struct nt_ctx *ev, struct monitor *m)
 static void json_opt(const char *key, bool have, uint64_t v)
 {
 	if (have)
-		printf(", \"%s\": %" PRIu64, key, v);
+		printf(", \"%s\": %llu", key, (unsigned long long)v);
 	else
 		printf(", \"%s\": null", key);
 }
@@ -254,16 +269,36 @@ static const struct {
 static void prom_nc_value(const struct nt_nc *nc, enum nc_metric m)
 {
 	switch (m) {
-	case M_STATE:		printf("%u", nc->state); break;
-	case M_MODELS:		printf("%u", nc->models); break;
-	case M_EXECS:		printf("%" PRIu64, nc->executions); break;
-	case M_ERRS:		printf("%" PRIu64, nc->exec_errors); break;
-	case M_BUSY:		printf("%.9f", nc->busy_ns / 1e9); break;
-	case M_DMA_JOBS:	printf("%" PRIu64, nc->dma_jobs); break;
-	case M_DMA_ERRS:	printf("%" PRIu64, nc->dma_errors); break;
-	case M_RESETS:		printf("%" PRIu64, nc->resets); break;
-	case M_MEM_DEVICE:	printf("%" PRIu64, nc->mem_device); break;
-	case M_MEM_HOST:	printf("%" PRIu64, nc->mem_host); break;
+	case M_STATE:
+		printf("%u", nc->state);
+		break;
+	case M_MODELS:
+		printf("%u", nc->models);
+		break;
+	case M_EXECS:
+		printf("%llu", (unsigned long long)nc->executions);
+		break;
+	case M_ERRS:
+		printf("%llu", (unsigned long long)nc->exec_errors);
+		break;
+	case M_BUSY:
+		printf("%.9f", nc->busy_ns / 1e9);
+		break;
+	case M_DMA_JOBS:
+		printf("%llu", (unsigned long long)nc->dma_jobs);
+		break;
+	case M_DMA_ERRS:
+		printf("%llu", (unsigned long long)nc->dma_errors);
+		break;
+	case M_RESETS:
+		printf("%llu", (unsigned long long)nc->resets);
+		break;
+	case M_MEM_DEVICE:
+		printf("%llu", (unsigned long long)nc->mem_device);
+		break;
+	case M_MEM_HOST:
+		printf("%llu", (unsigned long long)nc->mem_host);
+		break;
 	}
 }
 
@@ -300,36 +335,36 @@ static int print_prometheus(struct nt_ctx *c)
 	prom_head("neuron_device_memory_total_bytes", "gauge",
 		  "Device memory of the device, in bytes.");
 	for (i = 0; i < s.n_devs; i++)
-		printf("neuron_device_memory_total_bytes{device=\"%u\"} %" PRIu64 "\n",
-		       s.devs[i].index, s.devs[i].mem_total);
+		printf("neuron_device_memory_total_bytes{device=\"%u\"} %llu\n",
+		       s.devs[i].index, (unsigned long long)s.devs[i].mem_total);
 	prom_head("neuron_device_memory_used_bytes", "gauge",
 		  "Memory in use for the device, in bytes: device DRAM or host memory.");
 	for (i = 0; i < s.n_devs; i++) {
 		const struct nt_dev *d = &s.devs[i];
 
 		if (d->have & NT_DEV_MEM_USED_DEVICE)
-			printf("neuron_device_memory_used_bytes{device=\"%u\",kind=\"device\"} %"
-			       PRIu64 "\n", d->index, d->mem_used_device);
+			printf(FMT_DEV_MEM_USED_DEVICE,
+			       d->index, (unsigned long long)d->mem_used_device);
 		if (d->have & NT_DEV_MEM_USED_HOST)
-			printf("neuron_device_memory_used_bytes{device=\"%u\",kind=\"host\"} %"
-			       PRIu64 "\n", d->index, d->mem_used_host);
+			printf(FMT_DEV_MEM_USED_HOST,
+			       d->index, (unsigned long long)d->mem_used_host);
 	}
 	prom_head("neuron_channel_memory_total_bytes", "gauge",
 		  "Device memory of one DRAM channel, in bytes.");
 	for (i = 0; i < s.n_devs; i++)
 		for (j = 0; j < s.devs[i].n_channels; j++)
-			printf("neuron_channel_memory_total_bytes{device=\"%u\",channel=\"%u\"} %"
-			       PRIu64 "\n", s.devs[i].index, s.devs[i].channels[j].index,
-			       s.devs[i].channels[j].total);
+			printf(FMT_CHAN_MEM_TOTAL,
+			       s.devs[i].index, s.devs[i].channels[j].index,
+			       (unsigned long long)s.devs[i].channels[j].total);
 	prom_head("neuron_channel_memory_used_bytes", "gauge",
 		  "Device memory in use in one DRAM channel, in bytes.");
 	for (i = 0; i < s.n_devs; i++)
 		for (j = 0; j < s.devs[i].n_channels; j++)
-			printf("neuron_channel_memory_used_bytes{device=\"%u\",channel=\"%u\"} %"
-			       PRIu64 "\n", s.devs[i].index, s.devs[i].channels[j].index,
-			       s.devs[i].channels[j].used);
+			printf(FMT_CHAN_MEM_USED,
+			       s.devs[i].index, s.devs[i].channels[j].index,
+			       (unsigned long long)s.devs[i].channels[j].used);
 
-	for (m = 0; m < sizeof(nc_metrics) / sizeof(nc_metrics[0]); m++) {
+	for (m = 0; m < ARRAY_SIZE(nc_metrics); m++) {
 		/* One HELP/TYPE per family: the host kind follows the device kind. */
 		if (m != M_MEM_HOST)
 			prom_head(nc_metrics[m].name, nc_metrics[m].type, nc_metrics[m].help);
@@ -392,7 +427,7 @@ static int bad_usage(const char *fmt, const char *arg)
 	fprintf(stderr, "%s: ", prog);
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, "\n");
-	usage(stderr);
+	print_usage(stderr);
 	return NT_EXIT_USAGE;
 }
 
@@ -424,7 +459,8 @@ int main(int argc, char **argv)
 			break;
 		case 'i':
 			if (!parse_interval(optarg, &interval))
-				return bad_usage("bad --interval '%s': seconds, 0.001 to 86400", optarg);
+				return bad_usage("bad --interval '%s': seconds, 0.001 to 86400",
+						 optarg);
 			break;
 		case 'f':
 			follow = true;
@@ -436,7 +472,7 @@ int main(int argc, char **argv)
 			m.verbose = true;
 			break;
 		case 'h':
-			usage(stdout);
+			print_usage(stdout);
 			return NT_EXIT_OK;
 		case ':':
 			return bad_usage("option '%s' needs a value", argv[optind - 1]);
@@ -447,10 +483,11 @@ int main(int argc, char **argv)
 	if (optind < argc)
 		return bad_usage("unexpected argument '%s'", argv[optind]);
 	if (prometheus && (m.count || interval > 0 || follow))
-		return bad_usage("%s--prometheus prints once: no --count, --interval or --follow", "");
+		return bad_usage("%s--prometheus prints once: no --count, --interval or --follow",
+				 "");
 	if (!any && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
 		/* Run by a script or an init without options: do not block. */
-		usage(stdout);
+		print_usage(stdout);
 		return NT_EXIT_OK;
 	}
 
@@ -480,7 +517,7 @@ int main(int argc, char **argv)
 			goto out;
 		next = mono_now() + interval;
 	}
-	while (!stop) {
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
 		struct pollfd pfd = { .fd = nl_socket_get_fd(ev.sk), .events = POLLIN };
 		int timeout = -1, n;
 

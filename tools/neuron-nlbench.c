@@ -41,6 +41,14 @@
 #define ROUNDS		200
 #define LAT_TRIES	5
 
+/* The result lines, one a #define to keep them whole for grep. */
+#define FMT_DUMP_US \
+	"bench: nc_get_dump_us %.1f (NC_GET dump of %u NCs, %d v3 devices created, median of %d)\n"
+#define FMT_QUERY_US \
+	"bench: nc_state_query_us %.1f (NEURON_QUERY_NC_STATE of each of %d devices, median of %d)\n"
+#define FMT_EVENT_MS \
+	"bench: event_latency_ms %.3f (dma_fault: COPY with dma_fail_next=1 until the netlink event, best of %d)\n"
+
 static const char *prog = "neuron-nlbench";
 static int created[N_DEVS];
 static unsigned int minors[N_DEVS];
@@ -165,9 +173,9 @@ static int bench_dump(struct nt_ctx *c)
 	}
 	qsort(dump, ROUNDS, sizeof(double), cmp_double);
 	qsort(query, ROUNDS, sizeof(double), cmp_double);
-	printf("bench: nc_get_dump_us %.1f (NC_GET dump of %u NCs, %d v3 devices created, median of %d)\n",
+	printf(FMT_DUMP_US,
 	       dump[ROUNDS / 2], n, N_DEVS, ROUNDS);
-	printf("bench: nc_state_query_us %.1f (NEURON_QUERY_NC_STATE of each of %d devices, median of %d)\n",
+	printf(FMT_QUERY_US,
 	       query[ROUNDS / 2], N_DEVS, ROUNDS);
 	printf("bench: dump_vs_query_ratio %.2f (NC_GET dump / QUERY of each device)\n",
 	       dump[ROUNDS / 2] / query[ROUNDS / 2]);
@@ -271,7 +279,7 @@ static int bench_latency(void)
 	nt_ctx_close(&ev);
 	if (i < LAT_TRIES)
 		return 2;
-	printf("bench: event_latency_ms %.3f (dma_fault: COPY with dma_fail_next=1 until the netlink event, best of %d)\n",
+	printf(FMT_EVENT_MS,
 	       best / 1000, LAT_TRIES);
 	return 0;
 }

@@ -83,7 +83,8 @@ int nt_ctx_open(struct nt_ctx *c, const char *prog)
 	}
 	c->family = genl_ctrl_resolve(c->sk, NEURON_GENL_NAME);
 	if (c->family == -NLE_OBJ_NOTFOUND) {
-		fprintf(stderr, "neuron: the neuron module is not loaded (no generic netlink family '%s')\n",
+		fprintf(stderr,
+			"neuron: the neuron module is not loaded (no generic netlink family '%s')\n",
 			NEURON_GENL_NAME);
 		nt_ctx_close(c);
 		return NT_EXIT_NO_MODULE;
@@ -214,6 +215,26 @@ static int nt_dev_cb(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
+/* @*field from the u32 attribute @attr and @bit in @*have, if it was sent. */
+static void nt_get_u32(struct nlattr **tb, int attr, uint32_t *field,
+		       uint32_t *have, uint32_t bit)
+{
+	if (tb[attr]) {
+		*field = nla_get_u32(tb[attr]);
+		*have |= bit;
+	}
+}
+
+/* @*field from the u64 attribute @attr and @bit in @*have, if it was sent. */
+static void nt_get_u64(struct nlattr **tb, int attr, uint64_t *field,
+		       uint32_t *have, uint32_t bit)
+{
+	if (tb[attr]) {
+		*field = nla_get_u64(tb[attr]);
+		*have |= bit;
+	}
+}
+
 /* Fill @nc from the attributes of an NC_GET answer: 0, or -1 if not one. */
 int nt_parse_nc(struct nlattr **tb, struct nt_nc *nc)
 {
@@ -222,23 +243,17 @@ int nt_parse_nc(struct nlattr **tb, struct nt_nc *nc)
 		return -1;
 	nc->dev = nla_get_u32(tb[NEURON_A_DEV_INDEX]);
 	nc->index = nla_get_u32(tb[NEURON_A_NC_INDEX]);
-#define NT_U32(attr, field, bit) \
-	do { if (tb[attr]) { nc->field = nla_get_u32(tb[attr]); nc->have |= bit; } } while (0)
-#define NT_U64(attr, field, bit) \
-	do { if (tb[attr]) { nc->field = nla_get_u64(tb[attr]); nc->have |= bit; } } while (0)
-	NT_U32(NEURON_A_NC_STATE, state, NT_NC_STATE);
-	NT_U32(NEURON_A_NC_OWNER_PID, owner_pid, NT_NC_OWNER_PID);
-	NT_U32(NEURON_A_NC_MODELS, models, NT_NC_MODELS);
-	NT_U64(NEURON_A_NC_EXECUTIONS, executions, NT_NC_EXECUTIONS);
-	NT_U64(NEURON_A_NC_EXEC_ERRORS, exec_errors, NT_NC_EXEC_ERRORS);
-	NT_U64(NEURON_A_NC_BUSY_NS, busy_ns, NT_NC_BUSY_NS);
-	NT_U64(NEURON_A_NC_DMA_JOBS, dma_jobs, NT_NC_DMA_JOBS);
-	NT_U64(NEURON_A_NC_DMA_ERRORS, dma_errors, NT_NC_DMA_ERRORS);
-	NT_U64(NEURON_A_NC_RESETS, resets, NT_NC_RESETS);
-	NT_U64(NEURON_A_NC_MEM_DEVICE, mem_device, NT_NC_MEM_DEVICE);
-	NT_U64(NEURON_A_NC_MEM_HOST, mem_host, NT_NC_MEM_HOST);
-#undef NT_U32
-#undef NT_U64
+	nt_get_u32(tb, NEURON_A_NC_STATE, &nc->state, &nc->have, NT_NC_STATE);
+	nt_get_u32(tb, NEURON_A_NC_OWNER_PID, &nc->owner_pid, &nc->have, NT_NC_OWNER_PID);
+	nt_get_u32(tb, NEURON_A_NC_MODELS, &nc->models, &nc->have, NT_NC_MODELS);
+	nt_get_u64(tb, NEURON_A_NC_EXECUTIONS, &nc->executions, &nc->have, NT_NC_EXECUTIONS);
+	nt_get_u64(tb, NEURON_A_NC_EXEC_ERRORS, &nc->exec_errors, &nc->have, NT_NC_EXEC_ERRORS);
+	nt_get_u64(tb, NEURON_A_NC_BUSY_NS, &nc->busy_ns, &nc->have, NT_NC_BUSY_NS);
+	nt_get_u64(tb, NEURON_A_NC_DMA_JOBS, &nc->dma_jobs, &nc->have, NT_NC_DMA_JOBS);
+	nt_get_u64(tb, NEURON_A_NC_DMA_ERRORS, &nc->dma_errors, &nc->have, NT_NC_DMA_ERRORS);
+	nt_get_u64(tb, NEURON_A_NC_RESETS, &nc->resets, &nc->have, NT_NC_RESETS);
+	nt_get_u64(tb, NEURON_A_NC_MEM_DEVICE, &nc->mem_device, &nc->have, NT_NC_MEM_DEVICE);
+	nt_get_u64(tb, NEURON_A_NC_MEM_HOST, &nc->mem_host, &nc->have, NT_NC_MEM_HOST);
 	return 0;
 }
 
@@ -442,13 +457,27 @@ void nt_json_string(FILE *f, const char *s)
 	putc('"', f);
 	for (p = (const unsigned char *)s; *p; p++) {
 		switch (*p) {
-		case '"':	fputs("\\\"", f); break;
-		case '\\':	fputs("\\\\", f); break;
-		case '\n':	fputs("\\n", f); break;
-		case '\r':	fputs("\\r", f); break;
-		case '\t':	fputs("\\t", f); break;
-		case '\b':	fputs("\\b", f); break;
-		case '\f':	fputs("\\f", f); break;
+		case '"':
+			fputs("\\\"", f);
+			break;
+		case '\\':
+			fputs("\\\\", f);
+			break;
+		case '\n':
+			fputs("\\n", f);
+			break;
+		case '\r':
+			fputs("\\r", f);
+			break;
+		case '\t':
+			fputs("\\t", f);
+			break;
+		case '\b':
+			fputs("\\b", f);
+			break;
+		case '\f':
+			fputs("\\f", f);
+			break;
 		default:
 			/* Control and non-ASCII bytes: always valid JSON. */
 			if (*p < 0x20 || *p >= 0x7f)

@@ -26,7 +26,7 @@
 #include "neuron_test.h"
 
 #define TOOL_TIMEOUT_MS		10000
-#define TOOL_OUT_MAX		(1 << 20)
+#define TOOL_OUT_MAX		(1024 * 1024)
 
 /* ---- a strict JSON parser (RFC 8259), into a tree ---- */
 
@@ -97,12 +97,25 @@ static char *jstring(struct jparser *j)
 				goto bad;
 			c = (unsigned char)*j->p++;
 			switch (c) {
-			case '"': case '\\': case '/': break;
-			case 'b': c = '\b'; break;
-			case 'f': c = '\f'; break;
-			case 'n': c = '\n'; break;
-			case 'r': c = '\r'; break;
-			case 't': c = '\t'; break;
+			case '"':
+			case '\\':
+			case '/':
+				break;
+			case 'b':
+				c = '\b';
+				break;
+			case 'f':
+				c = '\f';
+				break;
+			case 'n':
+				c = '\n';
+				break;
+			case 'r':
+				c = '\r';
+				break;
+			case 't':
+				c = '\t';
+				break;
 			case 'u': {
 				int i, h;
 
@@ -589,7 +602,7 @@ static const char *const state_names[] = {
 /* Run neuron-ls --json (as nobody with @flags) and parse it. */
 static struct jval *ls_json(struct __test_metadata *_metadata, int flags)
 {
-	char *argv[] = { "neuron-ls", "--json", NULL };
+	char *const argv[] = { "neuron-ls", "--json", NULL };
 	struct tool_run r;
 	struct jval *doc;
 
@@ -683,7 +696,7 @@ TEST_F(tools, ls_json_matches_query)
 /* The table: one line per device and NC, exit 0. */
 TEST_F(tools, ls_table)
 {
-	char *argv[] = { "neuron-ls", NULL };
+	char *const argv[] = { "neuron-ls", NULL };
 	char needle[64];
 	struct tool_run r;
 
@@ -730,7 +743,7 @@ TEST_F(tools, owner_pid_hidden_from_nobody)
 /* neuron-monitor --count 2: the events of a device created and removed. */
 TEST_F(tools, monitor_device_events)
 {
-	char *argv[] = { "neuron-monitor", "--count", "2", "--verbose", NULL };
+	char *const argv[] = { "neuron-monitor", "--count", "2", "--verbose", NULL };
 	int out[2], err[2], exe, status, i;
 	char path[PATH_MAX], buf[8192], line[256] = "";
 	struct neuron_node n2;
@@ -834,7 +847,7 @@ TEST_F(tools, monitor_device_events)
 /* --prometheus: HELP and TYPE of each family, a sample per NC. */
 TEST_F(tools, monitor_prometheus)
 {
-	char *argv[] = { "neuron-monitor", "--prometheus", NULL };
+	char *const argv[] = { "neuron-monitor", "--prometheus", NULL };
 	static const char *const families[] = {
 		"neuron_nc_executions_total counter", "neuron_nc_state gauge",
 		"neuron_device_memory_used_bytes gauge", "neuron_nc_resets_total counter",
@@ -850,7 +863,7 @@ TEST_F(tools, monitor_prometheus)
 
 		snprintf(needle, sizeof(needle), "# TYPE %s\n", families[k]);
 		EXPECT_NE(NULL, strstr(r.out, needle)) TH_LOG("no '%s'", needle);
-		sscanf(families[k], "%63s", name);
+		ASSERT_TRUE(sscanf(families[k], "%63s", name) == 1);
 		snprintf(needle, sizeof(needle), "# HELP %s ", name);
 		EXPECT_NE(NULL, strstr(r.out, needle)) TH_LOG("no '%s'", needle);
 	}
@@ -901,9 +914,9 @@ TEST_F(tools, help_and_usage)
 	unsigned int k;
 
 	for (k = 0; k < ARRAY_SIZE(tools); k++) {
-		char *help[] = { (char *)tools[k], "--help", NULL };
-		char *bad[] = { (char *)tools[k], "--no-such-option", NULL };
-		char *extra[] = { (char *)tools[k], "stray", NULL };
+		char *const help[] = { (char *)tools[k], "--help", NULL };
+		char *const bad[] = { (char *)tools[k], "--no-such-option", NULL };
+		char *const extra[] = { (char *)tools[k], "stray", NULL };
 
 		ASSERT_EQ(0, tool_run(help, 0, &r));
 		EXPECT_EQ(0, r.status);
@@ -919,8 +932,8 @@ TEST_F(tools, help_and_usage)
 	}
 	{
 		/* No option and no terminal: the usage, exit 0, no blocking. */
-		char *none[] = { "neuron-monitor", NULL };
-		char *badcount[] = { "neuron-monitor", "--count", "0", NULL };
+		char *const none[] = { "neuron-monitor", NULL };
+		char *const badcount[] = { "neuron-monitor", "--count", "0", NULL };
 
 		ASSERT_EQ(0, tool_run(none, 0, &r));
 		EXPECT_EQ(0, r.status);
@@ -937,7 +950,7 @@ TEST_F(tools, monitor_interval_stats)
 	/* --count 1 never reached: killed by the timeout is not wanted, so
 	 * the stats are read from a short run ended by SIGTERM instead.
 	 */
-	char *argv[] = { "neuron-monitor", "--interval", "0.2", NULL };
+	char *const argv[] = { "neuron-monitor", "--interval", "0.2", NULL };
 	char path[PATH_MAX], buf[65536];
 	int out[2], exe, status;
 	size_t len = 0;

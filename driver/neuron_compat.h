@@ -67,4 +67,16 @@ static inline void neuron_eventfd_signal(struct eventfd_ctx *ctx)
 #define NEURON_KUNIT_NS		EXPORTED_FOR_KUNIT_TESTING
 #endif
 
+/*
+ * 6.7 ("genetlink: add genl_info_dump() helper", with the split ops of
+ * 6.2): a dump's parsed attributes are in the struct genl_info of its
+ * genl_dumpit_info; before, in genl_dumpit_info's own @attrs. A macro, so
+ * that only the users include <net/genetlink.h>.
+ */
+#ifdef NEURON_HAVE_GENL_INFO_DUMP
+#define neuron_genl_dump_attrs(cb)	(genl_info_dump(cb)->attrs)
+#else
+#define neuron_genl_dump_attrs(cb)	(genl_dumpit_info(cb)->attrs)
+#endif
+
 #endif /* _NEURON_COMPAT_H */

@@ -33,6 +33,13 @@
 #include "dma/neuron_dma.h"
 
 static DEFINE_IDA(neuron_minor_ida);
+/*
+ * The devices by minor, for the netlink family (neuron_netlink.c): an
+ * entry from just before /dev/neuronN appears to the end of the removal;
+ * it holds no reference (the backend's is held all that time). Readers
+ * take theirs under the xarray's lock (neuron_device_get_next()).
+ */
+static DEFINE_XARRAY(neuron_devices);
 static dev_t neuron_devt;
 
 static struct class neuron_class = {
@@ -215,6 +222,7 @@ struct neuron_device *neuron_device_create(const struct neuron_device_desc *desc
 	nd->dev.devt = MKDEV(MAJOR(neuron_devt), minor);
 	nd->dev.release = neuron_device_release;
 	dev_set_drvdata(&nd->dev, nd);
+	nd->dev.groups = neuron_sysfs_groups(nd);
 	ret = dev_set_name(&nd->dev, "neuron%d", minor);
 	if (ret)
 		goto err_put;
@@ -229,12 +237,19 @@ struct neuron_device *neuron_device_create(const struct neuron_device_desc *desc
 	if (ret)
 		goto err_put;
 
+	ret = xa_insert(&neuron_devices, minor, nd, GFP_KERNEL);
+	if (ret)
+		goto err_fini;
 	cdev_init(&nd->cdev, &neuron_fops);
 	nd->cdev.owner = THIS_MODULE;
 	ret = cdev_device_add(&nd->cdev, &nd->dev);
-	if (ret)
+	if (ret) {
+		xa_erase(&neuron_devices, minor);
 		goto err_fini;
+	}
+	neuron_nl_event(nd, NEURON_EVENT_DEV_ADDED, -1, 0);
 
+	neuron_debugfs_device_add(nd);
 	dev_info(&nd->dev, "%s %s device (%s backend)\n", nd->product,
 		 nd->hal->arch->name, neuron_hw_name(nd));
 	return nd;
@@ -260,6 +275,7 @@ EXPORT_SYMBOL_NS_GPL(neuron_device_create, NEURON_NS);
  */
 void neuron_device_remove(struct neuron_device *nd)
 {
+	neuron_debugfs_device_remove(nd);
 	WRITE_ONCE(nd->unplugged, true);
 	neuron_nc_unplug(nd);
 	neuron_notify_unplug(nd);
@@ -270,9 +286,31 @@ void neuron_device_remove(struct neuron_device *nd)
 	neuron_dma_unplug(nd);
 	neuron_hw_res_revoke_all(nd);
 	neuron_hw_fini(nd);
+	xa_erase(&neuron_devices, nd->minor);
+	neuron_nl_event(nd, NEURON_EVENT_DEV_REMOVED, -1, 0);
 	put_device(&nd->dev);
 }
 EXPORT_SYMBOL_NS_GPL(neuron_device_remove, NEURON_NS);
+
+/**
+ * neuron_device_get_next() - the first device from a minor on
+ * @minor: the minor to start from; set to the device's.
+ *
+ * Return: the device of the lowest minor >= *@minor, with a reference
+ * (put_device() it), or NULL when there is none. A device being removed
+ * is found until the end of its removal (see neuron_dev_unplugged()).
+ */
+struct neuron_device *neuron_device_get_next(unsigned long *minor)
+{
+	struct neuron_device *nd;
+
+	xa_lock(&neuron_devices);
+	nd = xa_find(&neuron_devices, minor, ULONG_MAX, XA_PRESENT);
+	if (nd)
+		get_device(&nd->dev);
+	xa_unlock(&neuron_devices);
+	return nd;
+}
 
 int neuron_chrdev_init(void)
 {

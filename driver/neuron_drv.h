@@ -23,6 +23,7 @@
 #include <linux/xarray.h>
 
 #include <neuron.h>
+#include <neuron_netlink.h>
 
 #include "neuron_compat.h"
 
@@ -125,9 +126,13 @@ struct neuron_mem_counter {
  * @sem_wait: NC_SEM waiters; woken when a semaphore or event of the NC
  *	changes, and by removal.
  * @usage: memory alive that is charged to this NC.
- * @jobs: jobs submitted to this NC.
- * @jobs_failed: jobs that completed with an error.
- * @resets: resets of this NC (device errors and hangs).
+ * @jobs: DMA jobs submitted to this NC.
+ * @jobs_failed: DMA jobs that completed with an error.
+ * @resets: resets of this NC (DMA errors and hangs, execution timeouts).
+ * @models: models loaded for this NC (handles alive).
+ * @executions: executions that ended (however they ended).
+ * @exec_errors: executions that did not end NEURON_EXEC_OK.
+ * @busy_ns: time the NC's core spent executing.
  */
 struct neuron_nc {
 	struct neuron_device *nd;
@@ -145,6 +150,10 @@ struct neuron_nc {
 	atomic64_t jobs;
 	atomic64_t jobs_failed;
 	atomic64_t resets;
+	atomic_t models;
+	atomic64_t executions;
+	atomic64_t exec_errors;
+	atomic64_t busy_ns;
 };
 
 #ifndef NEURON_DRIVER_VERSION
@@ -186,6 +195,9 @@ struct neuron_nc {
  * @nc: the NeuronCores (the first hal->arch->nc_count entries are used).
  * @notify: notification queues (dma/neuron_notify.c), NULL when the device
  *	has no NEURON_CAP_NOTIFY.
+ * @groups: the class device's sysfs attribute groups, NULL-terminated
+ *	(neuron_sysfs.c): the device's and one per NC it has.
+ * @debugfs: its debugfs directory (neuron_debugfs.c), or NULL.
  */
 struct neuron_device {
 	struct device dev;
@@ -211,6 +223,8 @@ struct neuron_device {
 	struct list_head res_list;
 	struct neuron_nc nc[NEURON_MAX_NC];
 	struct neuron_notify_dev *notify;
+	const struct attribute_group *groups[NEURON_MAX_NC + 2];
+	struct dentry *debugfs;
 };
 
 /**
@@ -305,6 +319,7 @@ int neuron_chrdev_init(void);
 void neuron_chrdev_exit(void);
 struct neuron_device *neuron_device_create(const struct neuron_device_desc *desc);
 void neuron_device_remove(struct neuron_device *nd);
+struct neuron_device *neuron_device_get_next(unsigned long *minor);
 
 /*
  * The removal guard, per device (DRM's drm_dev_enter()): a section between
@@ -381,6 +396,7 @@ void neuron_nc_sem_changed(struct neuron_device *nd, u32 nc);
 int neuron_query_nc_state(struct neuron_file *nf, struct neuron_query *q);
 void neuron_nc_reset_done(struct neuron_nc *nc, bool ok);
 void neuron_nc_set_running(struct neuron_nc *nc, bool running);
+bool neuron_nc_owner_visible(struct neuron_nc *nc);
 
 /* neuron_cdev.c */
 extern const struct file_operations neuron_fops;
@@ -451,6 +467,7 @@ struct neuron_mem *neuron_mem_new(struct neuron_device *nd, u32 kind, u32 nc,
 				  u32 channel, u64 align, u64 size);
 int neuron_file_reserve(struct neuron_file *nf, u32 kind, u64 size);
 void neuron_file_unreserve(struct neuron_file *nf, u32 kind, u64 size);
+void neuron_dram_channel_usage(struct neuron_device *nd, u64 *used, u32 n);
 void neuron_mem_put(struct neuron_mem *mem);
 struct page **neuron_pages_alloc(unsigned long npages);
 void neuron_pages_free(struct page **pages, unsigned long npages);
@@ -496,6 +513,27 @@ vm_fault_t neuron_vm_fault_page(struct vm_fault *vmf, struct neuron_device *nd,
 				unsigned long i);
 void neuron_vma_setup(struct vm_area_struct *vma, vm_flags_t clear,
 		      const struct vm_operations_struct *ops, void *priv);
+
+/* neuron_sysfs.c */
+const struct attribute_group **neuron_sysfs_groups(struct neuron_device *nd);
+
+/* neuron_debugfs.c */
+void neuron_debugfs_init(void);
+void neuron_debugfs_exit(void);
+void neuron_debugfs_device_add(struct neuron_device *nd);
+void neuron_debugfs_device_remove(struct neuron_device *nd);
+
+/* neuron_netlink.c, built with CONFIG_NET only */
+#if IS_ENABLED(CONFIG_NET)
+int neuron_netlink_init(void);
+void neuron_netlink_exit(void);
+void neuron_nl_event(struct neuron_device *nd, u32 type, int nc, u32 code);
+#else
+static inline int neuron_netlink_init(void) { return 0; }
+static inline void neuron_netlink_exit(void) { }
+static inline void neuron_nl_event(struct neuron_device *nd, u32 type, int nc,
+				   u32 code) { }
+#endif
 
 /* neuron_pci.c */
 int neuron_pci_init(void);

@@ -32,6 +32,7 @@
 #include "neuron_exec.h"
 #include "neuron_hw.h"
 #include "dma/neuron_dma.h"
+#include "neuron_trace.h"
 
 #define NEURON_EXEC_MAX_TIMEOUT_MS	600000U
 
@@ -103,15 +104,21 @@ void neuron_exec_job_drop(struct neuron_job *job)
 static void neuron_exec_finish(struct neuron_exec_queue *eq,
 			       struct neuron_job *job, int err)
 {
+	ktime_t started = job->exec ? job->exec->started : 0;
+
 	neuron_exec_job_drop(job);
 	/* Room in the queue before anyone learns that the job ended. */
 	spin_lock_irq(&eq->lock);
 	eq->depth--;
 	spin_unlock_irq(&eq->lock);
+	atomic64_inc(&eq->nc->executions);
 	if (err) {
 		dma_fence_set_error(&job->fence, err);
-		atomic64_inc(&eq->nc->jobs_failed);
+		atomic64_inc(&eq->nc->exec_errors);
 	}
+	trace_neuron_exec_complete(eq->nc->nd->minor, eq->nc->index,
+				   job->fence.seqno, neuron_exec_status(err),
+				   started);
 	dma_fence_signal(&job->fence);
 	neuron_job_put(job);
 }
@@ -158,9 +165,18 @@ static int neuron_exec_start(struct neuron_exec_queue *eq, struct neuron_job *jo
 	neuron_dev_exit(nd, idx);
 	if (ret)
 		return ret;
+	eq->started = ktime_get();
+	ej->started = eq->started;
 	eq->deadline = jiffies + msecs_to_jiffies(ej->timeout_ms);
 	mod_delayed_work(system_wq, &eq->timeout_work, msecs_to_jiffies(ej->timeout_ms));
 	return 0;
+}
+
+/* The running execution ends: its time goes to the NC's busy time. */
+static void neuron_exec_busy_add(struct neuron_exec_queue *eq)
+{
+	atomic64_add(ktime_to_ns(ktime_sub(ktime_get(), eq->started)),
+		     &eq->nc->busy_ns);
 }
 
 /*
@@ -216,6 +232,7 @@ static bool neuron_exec_collect(struct neuron_exec_queue *eq)
 	/* The status is written before the number that publishes it. */
 	dma_rmb();
 	status = le32_to_cpu(READ_ONCE(eq->status->status));
+	neuron_exec_busy_add(eq);
 	eq->running = NULL;
 	cancel_delayed_work(&eq->timeout_work);
 	neuron_exec_idle_state(eq);
@@ -262,6 +279,7 @@ static void neuron_exec_stop(struct neuron_exec_queue *eq, struct neuron_job *jo
 			neuron_hw_exec_reset(nd, eq->nc->index, code);
 			neuron_dev_exit(nd, idx);
 		}
+		neuron_exec_busy_add(eq);
 		eq->running = NULL;
 		cancel_delayed_work(&eq->timeout_work);
 	}
@@ -301,7 +319,12 @@ static void neuron_exec_timeout_work(struct work_struct *work)
 	neuron_exec_stop(eq, eq->running, -ETIMEDOUT, true, NULL,
 			 NEURON_NOTIFY_EXEC_TIMEOUT);
 	atomic64_inc(&nc->resets);
+	trace_neuron_nc_reset(nc->nd->minor, nc->index, NEURON_RESET_EXEC_TIMEOUT);
 	neuron_nc_reset_done(nc, true);
+	/* run_lock is a mutex: the events may sleep under it. */
+	neuron_nl_event(nc->nd, NEURON_EVENT_EXEC_TIMEOUT, nc->index, 0);
+	neuron_nl_event(nc->nd, NEURON_EVENT_NC_RESET, nc->index,
+			NEURON_RESET_EXEC_TIMEOUT);
 out:
 	neuron_exec_start_next(eq);
 	mutex_unlock(&eq->run_lock);
@@ -382,12 +405,13 @@ static int neuron_exec_queue_job(struct neuron_exec_queue *eq, struct neuron_job
 		eq->depth++;
 		job->fence.seqno = ++eq->fence_seqno;
 		list_add_tail(&job->node, &eq->pending);
+		trace_neuron_exec_submit(eq->nc->nd->minor, eq->nc->index,
+					 job->fence.seqno);
 		neuron_job_get(job);
 	}
 	spin_unlock_irq(&eq->lock);
 	if (ret)
 		return ret;
-	atomic64_inc(&eq->nc->jobs);
 	mutex_lock(&eq->run_lock);
 	neuron_exec_start_next(eq);
 	mutex_unlock(&eq->run_lock);

@@ -25,6 +25,7 @@ struct neuron_job;
  *	scratch, each part starting on a page.
  * @charged: bytes of @mem charged to the loading file's limits, returned
  *	when the handle goes (the file may be gone before the memory).
+ * @counted: the model is counted in its NC's models (while its handle is).
  * @block_off: offset in @mem of each engine's block (NEURON_ENGINE_*).
  * @block_count: instructions of each engine's block, 0 if none.
  * @data_off: offset of the data in @mem.
@@ -40,6 +41,7 @@ struct neuron_model {
 	u32 nc;
 	struct neuron_mem *mem;
 	u64 charged;
+	bool counted;
 	u64 block_off[NEURON_ENGINES];
 	u32 block_count[NEURON_ENGINES];
 	u64 data_off;
@@ -56,6 +58,8 @@ struct neuron_model {
  * @owner: the submitting file, as a cookie only (never dereferenced): its
  *	release cancels what it left queued or running.
  * @timeout_ms: how long it may run once started.
+ * @started: when it was handed to the core, 0 before (its duration in the
+ *	neuron_exec_complete trace event).
  * @nbound: entries of @bound.
  * @bound: the memory objects bound to the slots (references).
  */
@@ -63,6 +67,7 @@ struct neuron_exec_job {
 	struct neuron_model *model;
 	const void *owner;
 	u32 timeout_ms;
+	ktime_t started;
 	u32 nbound;
 	struct neuron_mem *bound[];
 };
@@ -79,6 +84,7 @@ struct neuron_exec_job {
  * @dead: the device is going: no more submissions.
  * @seq: number of the execution handed to the core last.
  * @deadline: jiffies when @running overruns its timeout.
+ * @started: when @running was handed to the core (its busy time).
  * @fence_ctx: dma_fence context of the NC's executions.
  * @fence_seqno: last fence seqno given.
  * @hw: what the core is handed (neuron_exec_start(); under @run_lock).
@@ -99,6 +105,7 @@ struct neuron_exec_queue {
 	bool dead;
 	u32 seq;
 	unsigned long deadline;
+	ktime_t started;
 	u64 fence_ctx;
 	u64 fence_seqno;
 	struct ndhal_exec hw;

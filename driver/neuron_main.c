@@ -40,24 +40,35 @@ static int __init neuron_init(void)
 {
 	int ret;
 
+	neuron_debugfs_init();
 	ret = neuron_chrdev_init();
 	if (ret)
-		return ret;
-	ret = neuron_pci_init();
+		goto err_debugfs;
+	/* Before any device exists: devices send events from their creation. */
+	ret = neuron_netlink_init();
 	if (ret)
 		goto err_chrdev;
+	ret = neuron_pci_init();
+	if (ret)
+		goto err_netlink;
 	pr_info("neuron: driver %s loaded\n", NEURON_DRIVER_VERSION);
 	return 0;
 
+err_netlink:
+	neuron_netlink_exit();
 err_chrdev:
 	neuron_chrdev_exit();
+err_debugfs:
+	neuron_debugfs_exit();
 	return ret;
 }
 
 static void __exit neuron_exit(void)
 {
 	neuron_pci_exit();
+	neuron_netlink_exit();
 	neuron_chrdev_exit();
+	neuron_debugfs_exit();
 }
 
 module_init(neuron_init);

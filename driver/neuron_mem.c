@@ -191,6 +191,35 @@ VISIBLE_IF_KUNIT void neuron_dram_unplace(struct neuron_device *nd,
 }
 EXPORT_SYMBOL_IF_KUNIT(neuron_dram_unplace);
 
+/**
+ * neuron_dram_channel_usage() - device memory placed in each DRAM channel
+ * @nd: the device.
+ * @used: gets the bytes placed in channels 0 to @n - 1.
+ * @n: channels to count, at most the arch's.
+ *
+ * Sums the ranges of the placement tree (what neuron_dram_place() put
+ * there) under dram_lock; a range lies in one channel.
+ */
+void neuron_dram_channel_usage(struct neuron_device *nd, u64 *used, u32 n)
+{
+	unsigned long ch_pages = div_u64(nd->dram_size, nd->hal->arch->dram_channels)
+				 >> PAGE_SHIFT;
+	MA_STATE(mas, &nd->dram, 0, 0);
+	unsigned long ch;
+	void *entry;
+
+	memset(used, 0, n * sizeof(*used));
+	if (!ch_pages)
+		return;
+	mutex_lock(&nd->dram_lock);
+	mas_for_each(&mas, entry, ULONG_MAX) {
+		ch = mas.index / ch_pages;
+		if (ch < n)
+			used[ch] += (u64)(mas.last - mas.index + 1) << PAGE_SHIFT;
+	}
+	mutex_unlock(&nd->dram_lock);
+}
+
 /* Give the backend's part of @mem back (struct neuron_hw_res). */
 static void neuron_mem_res_release(struct neuron_device *nd,
 				   struct neuron_hw_res *res)

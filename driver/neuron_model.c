@@ -461,6 +461,8 @@ static void neuron_model_unhandle(struct neuron_file *nf, struct neuron_model *m
 	if (model->charged)
 		neuron_file_unreserve(nf, NEURON_MEM_DEVICE, model->charged);
 	model->charged = 0;
+	if (model->counted)
+		atomic_dec(&model->nd->nc[model->nc].models);
 	neuron_model_put(model);
 }
 
@@ -499,9 +501,13 @@ int neuron_ioctl_model_load(struct neuron_file *nf, void *arg)
 	if (!ret)
 		ret = neuron_model_place(nf, l, model, &src);
 	neuron_model_src_free(&src);
-	if (!ret)
+	if (!ret) {
+		/* Counted before the handle is seen (an UNLOAD may come at once). */
+		model->counted = true;
+		atomic_inc(&nd->nc[model->nc].models);
 		ret = xa_alloc(&nf->models, &handle, model, XA_LIMIT(1, U32_MAX),
 			       GFP_KERNEL_ACCOUNT);
+	}
 	if (ret) {
 		neuron_model_unhandle(nf, model);
 		return ret == -EBUSY ? -ENOSPC : ret;

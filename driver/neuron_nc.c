@@ -86,11 +86,22 @@ static void neuron_nc_disown(struct neuron_nc *nc)
 	wake_up_all(&nc->sem_wait);
 }
 
+/* Send @type for each NC of @mask (after the NCs' locks are dropped). */
+static void neuron_nc_event_mask(struct neuron_device *nd, u64 mask, u32 type)
+{
+	u32 i;
+
+	for (i = 0; i < nd->hal->arch->nc_count; i++)
+		if (mask & BIT_ULL(i))
+			neuron_nl_event(nd, type, i, 0);
+}
+
 int neuron_ioctl_nc_reserve(struct neuron_file *nf, void *arg)
 {
 	struct neuron_nc_reserve *r = arg;
 	struct neuron_device *nd = nf->nd;
 	struct neuron_nc *nc;
+	u64 added = 0;
 	int ret;
 	u32 i;
 
@@ -116,8 +127,10 @@ int neuron_ioctl_nc_reserve(struct neuron_file *nf, void *arg)
 		WRITE_ONCE(nc->owner, nf);
 		if (nc->state == NEURON_NC_FREE)
 			nc->state = NEURON_NC_RESERVED;
+		added |= BIT_ULL(i);
 	}
 	neuron_nc_unlock_mask(nd, r->nc_mask);
+	neuron_nc_event_mask(nd, added, NEURON_EVENT_NC_RESERVED);
 	return ret;
 }
 
@@ -143,6 +156,8 @@ int neuron_ioctl_nc_release(struct neuron_file *nf, void *arg)
 	for (i = 0; i < nd->hal->arch->nc_count && !ret; i++)
 		if (r->nc_mask & BIT_ULL(i))
 			neuron_exec_cancel_file(nd, i, nf);
+	if (!ret)
+		neuron_nc_event_mask(nd, r->nc_mask, NEURON_EVENT_NC_RELEASED);
 	return ret;
 }
 
@@ -150,6 +165,7 @@ int neuron_ioctl_nc_release(struct neuron_file *nf, void *arg)
 void neuron_nc_file_release(struct neuron_file *nf)
 {
 	struct neuron_device *nd = nf->nd;
+	u64 released = 0;
 	u32 i;
 
 	for (i = 0; i < nd->hal->arch->nc_count; i++) {
@@ -158,10 +174,13 @@ void neuron_nc_file_release(struct neuron_file *nf)
 		if (READ_ONCE(nc->owner) != nf)
 			continue;
 		mutex_lock(&nc->lock);
-		if (nc->owner == nf)
+		if (nc->owner == nf) {
 			neuron_nc_disown(nc);
+			released |= BIT_ULL(i);
+		}
 		mutex_unlock(&nc->lock);
 	}
+	neuron_nc_event_mask(nd, released, NEURON_EVENT_NC_RELEASED);
 }
 
 /*
@@ -190,9 +209,13 @@ void neuron_nc_reset_done(struct neuron_nc *nc, bool ok)
 	mutex_unlock(&nc->lock);
 }
 
-/* May the caller see who holds @nc (same uid, or CAP_SYS_ADMIN)? */
-static bool neuron_nc_owner_visible(struct neuron_nc *nc)
+/*
+ * May the caller see who holds @nc (same uid, or CAP_SYS_ADMIN)? Called
+ * with nc->lock held (NEURON_QUERY_NC_STATE, the netlink NC_GET).
+ */
+bool neuron_nc_owner_visible(struct neuron_nc *nc)
 {
+	lockdep_assert_held(&nc->lock);
 	return uid_eq(nc->owner_uid, current_euid()) || capable(CAP_SYS_ADMIN);
 }
 

@@ -4,9 +4,11 @@
 # bench.sh (`make bench`): boot Debian 6.1 in QEMU (2 GiB) with neuron.ko and
 # neuron_sim.ko, and run tools/neuron-bench.c on a simulated device it creates: ratios of the
 # copy ioctl and of mmap against memcpy, of the query against getppid(),
-# and of the allocator with 100k against 1k live handles, each measured in
-# the same run (docs/performance.md). Exits non-zero if the run was not
-# clean (see verdict.sh).
+# and of the allocator with 100k against 1k live handles, of executions,
+# each measured in the same run (docs/performance.md); then
+# tools/neuron-nlbench.c: the generic netlink dump of 16 devices of 8 NCs
+# against the query ioctl, and the latency of an event. Exits non-zero if
+# the run was not clean (see verdict.sh).
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/loop.sh"
@@ -16,9 +18,14 @@ progs="$BUILD/bench-progs"
 mkdir -p "$progs"
 gcc -static -O2 -pthread -Wall -Wextra -Werror -I "$SRC/uapi" -o "$progs/neuron-bench" \
 	"$SRC/tools/neuron-bench.c"
-log "booting $KREL (2 GiB) with neuron.ko and neuron_sim.ko; neuron-bench"
+# Static (the VM has no libnl): glibc warns about getaddrinfo() in libnl-3.a.
+make -s -f "$SRC/tools/Makefile.nl" O="$progs" >"$RUN/nlbench-build.log" 2>&1 ||
+	{ tail "$RUN/nlbench-build.log"; die "neuron-nlbench build failed"; }
+log "booting $KREL (2 GiB) with neuron.ko and neuron_sim.ko; neuron-bench, neuron-nlbench"
 rc=0
 NEURON_VM_MEM=2G NEURON_VM_TIMEOUT=900 \
-	vm_test "$VMLINUX" "$RUN" -k "$BUILD/$KREL/neuron.ko" "$progs/neuron-bench" || rc=1
+	vm_test "$VMLINUX" "$RUN" -k "$BUILD/$KREL/neuron.ko" "$progs/neuron-bench" \
+	"$progs/neuron-nlbench" || rc=1
 program_output "$RUN/serial.log" neuron-bench
+program_output "$RUN/serial.log" neuron-nlbench
 [ $rc -eq 0 ] || { cat "$RUN/verdict.txt" >&2; die "the bench run was not clean: $RUN/serial.log"; }

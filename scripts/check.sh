@@ -116,6 +116,9 @@ check "selftests/neuron-info build" "$ok" "$RUN/progs-build.log"
 # 32-bit builds (neuron_*_32) run after the 64-bit ones, on kernels with
 # IA32 emulation (Debian's and the debug kernel, see debug_tier).
 progs=() fault=() progs32=() fault32=()
+# The netlink tools run first (neuron-ls prints its table, neuron-monitor
+# its usage); neuron_tools runs them again from /tests.
+tools=("$PROGS/neuron-ls" "$PROGS/neuron-monitor")
 for p in "$PROGS"/neuron_* "$PROGS/neuron-info"; do
 	if [ "${p##*/}" = neuron_fault ]; then fault=("$p"); else progs+=("$p"); fi
 done
@@ -136,6 +139,7 @@ check "libshim build (library, tools, models, test_nrt, examples)" "$ok" "$RUN/s
 if [ "$ok" = 0 ]; then
 	shim_opt=(-l "$SHIM/root")
 	shim_progs=("$SHIM/progs/test_nrt" "$SHIM/progs/nrt_mlp_demo")
+	progs=("${tools[@]}" "${progs[@]}")
 	make -C "$SRC/libshim" O="$SHIM/lib" header-test >"$RUN/shim-headers.log" 2>&1 && ok=0 || ok=1
 	check "libshim headers alone in C and C++" "$ok" "$RUN/shim-headers.log"
 	make -C "$SRC/libshim" O="$SHIM/lib" abi-test \

@@ -11,7 +11,8 @@ BUILD="$NEURON_TOP/build"
 loop_prereqs() {
 	need_pkgs qemu-system-x86 busybox-static cpio kmod gcc make libc6-dev \
 		gcc-multilib libc6-dev-i386 binutils bc xz-utils zstd dwarves \
-		linux-source-6.1 g++ pkg-config libarchive-dev zlib1g-dev clang
+		linux-source-6.1 g++ pkg-config libarchive-dev zlib1g-dev clang \
+		libnl-3-dev libnl-genl-3-dev
 }
 
 # vm_run_prep NAME: the start of a one-off VM run (demo.sh, bench.sh): the
@@ -80,7 +81,11 @@ info_build() {
 
 # progs_build OUTDIR LOG: build the static selftests (neuron_*) and
 # neuron-info into OUTDIR, and the 32-bit selftests (neuron_*_32) into
-# OUTDIR-32. Fails on a build error or any warning.
+# OUTDIR-32; and the netlink tools (neuron-ls, neuron-monitor,
+# neuron-nlbench, tools/Makefile.nl) into OUTDIR, linked with the shared
+# libnl-3 (a VM gets the libraries with initramfs.sh -l; a static link of
+# libnl draws glibc's warnings about getaddrinfo). Fails on a build error
+# or any warning.
 progs_build() {
 	local inc
 	rm -rf "$1" "$1-32" && mkdir -p "$1"
@@ -88,7 +93,8 @@ progs_build() {
 		inc=$(linux_source_dir)/tools/testing/selftests &&
 			make -C "$SRC/selftests/neuron" OUTPUT="$1" OUTPUT_32="$1-32" \
 				KSFT_INC="$inc" M32=1 &&
-			info_build "$1"
+			info_build "$1" &&
+			make -f "$SRC/tools/Makefile.nl" O="$1" STATIC=0
 	} >"$2" 2>&1 && ls "$1"/neuron_* "$1-32"/neuron_*_32 >/dev/null 2>&1 &&
 		[ -z "$(bad_lines "$2")" ]
 }

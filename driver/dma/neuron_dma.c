@@ -27,6 +27,7 @@
 #include "neuron_desc.h"
 #include "neuron_dma.h"
 #include "../neuron_exec.h"
+#include "../neuron_trace.h"
 
 static_assert(sizeof(struct neuron_dma_status) == 16);
 
@@ -179,6 +180,8 @@ static void neuron_job_finish(struct neuron_dma_queue *q, struct neuron_job *job
 		dma_fence_set_error(&job->fence, status);
 		atomic64_inc(&q->nc->jobs_failed);
 	}
+	trace_neuron_dma_complete(q->nd->minor, q->nc->index, job->fence.seqno,
+				  status);
 	dma_fence_signal(&job->fence);
 	neuron_job_put(job);
 }
@@ -335,6 +338,9 @@ static void neuron_dma_queue_reset(struct neuron_dma_queue *q)
 				     err, nc->index, le32_to_cpu(READ_ONCE(st->error_index)));
 	neuron_dma_fail_pending(q, -EIO);
 	atomic64_inc(&nc->resets);
+	trace_neuron_nc_reset(nd->minor, nc->index,
+			      err == NEURON_DMA_ERR_HUNG ? NEURON_RESET_DMA_HANG :
+			      NEURON_RESET_DMA_ERROR);
 	ret = neuron_dma_queue_program(q);
 	if (ret) {
 		dev_err(&nd->dev, "NC %u: DMA queue does not restart (%d)\n",
@@ -347,6 +353,12 @@ static void neuron_dma_queue_reset(struct neuron_dma_queue *q)
 	mutex_unlock(&q->submit_lock);
 	neuron_nc_reset_done(nc, !ret);
 	wake_up_all(&q->wait);
+	/* The netlink events (process context, no lock held). */
+	if (err != NEURON_DMA_ERR_HUNG)
+		neuron_nl_event(nd, NEURON_EVENT_DMA_FAULT, nc->index, err);
+	neuron_nl_event(nd, NEURON_EVENT_NC_RESET, nc->index,
+			err == NEURON_DMA_ERR_HUNG ? NEURON_RESET_DMA_HANG :
+						     NEURON_RESET_DMA_ERROR);
 }
 
 static void neuron_dma_retire_work(struct work_struct *work)
@@ -627,10 +639,11 @@ static int neuron_dma_pattern(struct neuron_dma_queue *q, u8 value, int *idx)
 }
 
 /*
- * Queue @job (its packets end at q->prod); see neuron_dma_submit(). Called
- * with submit_lock held.
+ * Queue @job (its packets end at q->prod, @bytes moved); see
+ * neuron_dma_submit(). Called with submit_lock held.
  */
-static void neuron_dma_queue_job(struct neuron_dma_queue *q, struct neuron_job *job)
+static void neuron_dma_queue_job(struct neuron_dma_queue *q, struct neuron_job *job,
+				 u64 bytes)
 {
 	bool stopped;
 
@@ -643,6 +656,9 @@ static void neuron_dma_queue_job(struct neuron_dma_queue *q, struct neuron_job *
 		/* Fences of one context signal in order: the queue's order. */
 		job->fence.seqno = ++q->fence_seqno;
 		list_add_tail(&job->node, &q->pending);
+		/* Under the lock: before the job can retire. */
+		trace_neuron_dma_submit(q->nd->minor, q->nc->index,
+					job->fence.seqno, bytes);
 	}
 	spin_unlock_irq(&q->lock);
 	atomic64_inc(&q->nc->jobs);
@@ -722,7 +738,7 @@ int neuron_dma_submit(struct neuron_dma_queue *q, struct neuron_job *job,
 out:
 	if (q->prod != first) {
 		job->error = ret;
-		neuron_dma_queue_job(q, job);
+		neuron_dma_queue_job(q, job, off);
 		if (in)
 			neuron_dma_kick(q);
 	}

@@ -55,6 +55,7 @@
 
 #include "../neuron_compat.h"
 #include "../neuron_hw.h"
+#include "../neuron_trace.h"
 #include "neuron_notify.h"
 
 #define NEURON_NOTIFY_SLOT_PGSHIFT	(NEURON_NOTIFY_MMAP_SHIFT - PAGE_SHIFT)
@@ -95,6 +96,8 @@ struct neuron_notify_ring {
  * @head: producer index last read from @hdr and found valid.
  * @tail: consumer index given to the device.
  * @overflow: overflow count last read from @hdr.
+ * @overflow_event: @overflow grew and the netlink event is not sent yet
+ *	(by nn->overflow_work, in process context).
  * @error: 0, or -EIO once the device wrote an impossible head.
  * @wait: NOTIFY_WAIT callers.
  */
@@ -114,6 +117,7 @@ struct neuron_notify_queue {
 	u32 head;
 	u32 tail;
 	u32 overflow;
+	bool overflow_event;
 	int error;
 	wait_queue_head_t wait;
 };
@@ -124,12 +128,16 @@ struct neuron_notify_queue {
  * @dead: the device is unplugged: no more setups.
  * @irq_users: active queues of each NC; its interrupt is requested while
  *	non-zero.
+ * @overflow_work: sends the NEURON_EVENT_NOTIFY_OVERFLOW events of the
+ *	queues whose @overflow_event is set (the handler runs in hard
+ *	interrupt context, where no netlink message can be sent).
  * @q: the queues.
  */
 struct neuron_notify_dev {
 	struct mutex lock;		/* see above */
 	bool dead;
 	unsigned int irq_users[NEURON_MAX_NC];
+	struct work_struct overflow_work;
 	struct neuron_notify_queue q[NEURON_MAX_NC][NEURON_NOTIFY_TYPES];
 };
 
@@ -287,12 +295,20 @@ static bool neuron_notify_refresh(struct neuron_notify_queue *q)
 		dev_err_ratelimited(&q->nd->dev,
 				    "notification queue nc %u type %u: device wrote head %u (tail %u, head %u, %u entries); queue stopped\n",
 				    q->nc, q->type, head, q->tail, q->head, q->entries);
+		trace_neuron_notify(q->nd->minor, q->nc, q->type, head, q->tail,
+				    overflow, q->error);
 		return true;
 	}
 	if (head == q->head && overflow == q->overflow)
 		return false;
 	q->head = head;
+	if ((s32)(overflow - q->overflow) > 0 && !q->overflow_event) {
+		q->overflow_event = true;
+		schedule_work(&q->nd->notify->overflow_work);
+	}
 	q->overflow = overflow;
+	trace_neuron_notify(q->nd->minor, q->nc, q->type, head, q->tail,
+			    overflow, 0);
 	return true;
 }
 
@@ -750,6 +766,29 @@ void neuron_notify_unplug(struct neuron_device *nd)
 	mutex_unlock(&nn->lock);
 }
 
+/* Send the overflow events the interrupt handler left (process context). */
+static void neuron_notify_overflow_work(struct work_struct *work)
+{
+	struct neuron_notify_dev *nn = container_of(work, struct neuron_notify_dev,
+						    overflow_work);
+	unsigned int nc, t;
+	bool send;
+
+	for (nc = 0; nc < NEURON_MAX_NC; nc++) {
+		for (t = 0; t < NEURON_NOTIFY_TYPES; t++) {
+			struct neuron_notify_queue *q = &nn->q[nc][t];
+
+			spin_lock_irq(&q->lock);
+			send = q->overflow_event;
+			q->overflow_event = false;
+			spin_unlock_irq(&q->lock);
+			if (send)
+				neuron_nl_event(q->nd, NEURON_EVENT_NOTIFY_OVERFLOW,
+						nc, t);
+		}
+	}
+}
+
 /* Called at device creation: queues only for backends that have them. */
 int neuron_notify_device_init(struct neuron_device *nd)
 {
@@ -762,6 +801,7 @@ int neuron_notify_device_init(struct neuron_device *nd)
 	if (!nn)
 		return -ENOMEM;
 	mutex_init(&nn->lock);
+	INIT_WORK(&nn->overflow_work, neuron_notify_overflow_work);
 	for (nc = 0; nc < NEURON_MAX_NC; nc++) {
 		for (t = 0; t < NEURON_NOTIFY_TYPES; t++) {
 			struct neuron_notify_queue *q = &nn->q[nc][t];
@@ -785,6 +825,7 @@ void neuron_notify_device_fini(struct neuron_device *nd)
 
 	if (!nn)
 		return;
+	cancel_work_sync(&nn->overflow_work);
 	mutex_destroy(&nn->lock);
 	kfree(nn);
 	nd->notify = NULL;

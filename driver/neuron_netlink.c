@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * neuron: the generic netlink family "neuron" (uapi/neuron_netlink.h,
+ * docs/netlink.md). DEV_GET and NC_GET read devices and NeuronCores without
+ * opening a device; the "events" multicast group tells of devices added and
+ * removed, reservations, resets and faults.
+ *
+ * Nothing here changes state: no operation needs a privilege, and none has
+ * GENL_ADMIN_PERM. What could tell one user about another (the pid of a
+ * reservation) follows the rule of NEURON_QUERY_NC_STATE: only to the same
+ * effective uid or to CAP_SYS_ADMIN. No kernel address is ever sent.
+ *
+ * The family lives in the initial network namespace only (netnsok false):
+ * the devices are not per namespace.
+ *
+ * Locking: the family runs its operations in parallel (parallel_ops), with
+ * no lock of its own. A device is found by its minor with a reference taken
+ * under the lock of the device table (neuron_device_get_next()), and read
+ * while that reference is held: a removed device stays readable until its
+ * last reference goes. Per-NC state is read under nc->lock; the counters
+ * are atomics read without a lock; the DRAM channels' usage is summed
+ * under the device's dram_lock. Events are built and sent in process
+ * context, with no spinlock held (GFP_KERNEL).
+ */
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/pci.h>
+#include <linux/pid.h>
+#include <net/genetlink.h>
+#include <net/netlink.h>
+
+#include <neuron_netlink.h>
+
+#include "neuron_drv.h"
+
+/* The longest string attributes, without their NUL. */
+#define NEURON_NL_NAME_MAX	(NEURON_NAME_LEN / 2 - 1)
+#define NEURON_NL_PCI_ADDR_MAX	31
+/* More DRAM channels than any arch has (v3: 4). */
+#define NEURON_NL_MAX_CHANNELS	8
+
+/* The one multicast group, index 0 of neuron_nl_mcgrps. */
+enum neuron_nl_mcgrp {
+	NEURON_NL_MCGRP_EVENTS,
+};
+
+static const struct nla_policy neuron_nl_channel_policy[NEURON_A_CHANNEL_USED + 1] = {
+	[NEURON_A_CHANNEL_INDEX] = NLA_POLICY_MAX(NLA_U32, NEURON_NL_MAX_CHANNELS - 1),
+	[NEURON_A_CHANNEL_TOTAL] = { .type = NLA_U64 },
+	[NEURON_A_CHANNEL_USED] = { .type = NLA_U64 },
+};
+
+/*
+ * Every attribute has its type; requests use NEURON_A_DEV_INDEX and
+ * NEURON_A_NC_INDEX only, the others are what answers and events carry.
+ * Validation is strict (no GENL_DONT_VALIDATE_* flag): an unknown
+ * attribute, a wrong length or a value out of range is refused.
+ */
+static const struct nla_policy neuron_nl_policy[NEURON_A_MAX + 1] = {
+	[NEURON_A_DEV_INDEX] = NLA_POLICY_MAX(NLA_U32, NEURON_MAX_DEVICES - 1),
+	[NEURON_A_DEV_ARCH] = NLA_POLICY_RANGE(NLA_U32, NEURON_ARCH_V1, NEURON_ARCH_V3),
+	[NEURON_A_DEV_ARCH_NAME] = { .type = NLA_STRING, .len = NEURON_NL_NAME_MAX },
+	[NEURON_A_DEV_PRODUCT] = { .type = NLA_STRING, .len = NEURON_NL_NAME_MAX },
+	[NEURON_A_DEV_PCI_ADDR] = { .type = NLA_STRING, .len = NEURON_NL_PCI_ADDR_MAX },
+	[NEURON_A_DEV_SIM_ID] = { .type = NLA_U32 },
+	[NEURON_A_DEV_NC_COUNT] = NLA_POLICY_RANGE(NLA_U32, 1, NEURON_MAX_NC),
+	[NEURON_A_DEV_MEM_TOTAL] = { .type = NLA_U64 },
+	[NEURON_A_DEV_MEM_USED_DEVICE] = { .type = NLA_U64 },
+	[NEURON_A_DEV_MEM_USED_HOST] = { .type = NLA_U64 },
+	[NEURON_A_DEV_CHANNEL] = NLA_POLICY_NESTED(neuron_nl_channel_policy),
+	[NEURON_A_DEV_STATE] = NLA_POLICY_MAX(NLA_U32, 1),
+	[NEURON_A_NC_INDEX] = NLA_POLICY_MAX(NLA_U32, NEURON_MAX_NC - 1),
+	[NEURON_A_NC_STATE] = NLA_POLICY_MAX(NLA_U32, NEURON_NC_FAILED),
+	[NEURON_A_NC_OWNER_PID] = { .type = NLA_U32 },
+	[NEURON_A_NC_MODELS] = { .type = NLA_U32 },
+	[NEURON_A_NC_EXECUTIONS] = { .type = NLA_U64 },
+	[NEURON_A_NC_EXEC_ERRORS] = { .type = NLA_U64 },
+	[NEURON_A_NC_BUSY_NS] = { .type = NLA_U64 },
+	[NEURON_A_NC_DMA_JOBS] = { .type = NLA_U64 },
+	[NEURON_A_NC_DMA_ERRORS] = { .type = NLA_U64 },
+	[NEURON_A_NC_RESETS] = { .type = NLA_U64 },
+	[NEURON_A_NC_MEM_DEVICE] = { .type = NLA_U64 },
+	[NEURON_A_NC_MEM_HOST] = { .type = NLA_U64 },
+	[NEURON_A_EVENT_TYPE] = NLA_POLICY_RANGE(NLA_U32, NEURON_EVENT_DEV_ADDED,
+						 NEURON_EVENT_NOTIFY_OVERFLOW),
+	[NEURON_A_EVENT_CODE] = { .type = NLA_U32 },
+	[NEURON_A_CHANNEL_INDEX] = NLA_POLICY_MAX(NLA_U32, NEURON_NL_MAX_CHANNELS - 1),
+	[NEURON_A_CHANNEL_TOTAL] = { .type = NLA_U64 },
+	[NEURON_A_CHANNEL_USED] = { .type = NLA_U64 },
+	/* Padding of the u64 attributes: never in a request. */
+	[NEURON_A_PAD] = { .type = NLA_REJECT },
+};
+
+static const struct genl_multicast_group neuron_nl_mcgrps[] = {
+	[NEURON_NL_MCGRP_EVENTS] = { .name = NEURON_GENL_MCGRP_EVENTS },
+};
+
+static struct genl_family neuron_nl_family;
+
+/* ---- DEV_GET ---- */
+
+static int neuron_nl_put_channels(struct sk_buff *skb, struct neuron_device *nd)
+{
+	u32 i, channels = min_t(u32, nd->hal->arch->dram_channels,
+				NEURON_NL_MAX_CHANNELS);
+	u64 used[NEURON_NL_MAX_CHANNELS];
+	u64 total = div_u64(nd->dram_size, nd->hal->arch->dram_channels);
+	struct nlattr *ch;
+
+	neuron_dram_channel_usage(nd, used, channels);
+	for (i = 0; i < channels; i++) {
+		ch = nla_nest_start(skb, NEURON_A_DEV_CHANNEL);
+		if (!ch)
+			return -EMSGSIZE;
+		if (nla_put_u32(skb, NEURON_A_CHANNEL_INDEX, i) ||
+		    nla_put_u64_64bit(skb, NEURON_A_CHANNEL_TOTAL, total, NEURON_A_PAD) ||
+		    nla_put_u64_64bit(skb, NEURON_A_CHANNEL_USED, used[i], NEURON_A_PAD)) {
+			nla_nest_cancel(skb, ch);
+			return -EMSGSIZE;
+		}
+		nla_nest_end(skb, ch);
+	}
+	return 0;
+}
+
+/* One DEV_GET answer for @nd (a reference held by the caller). */
+static int neuron_nl_fill_dev(struct sk_buff *skb, struct neuron_device *nd,
+			      u32 portid, u32 seq, int flags)
+{
+	const struct ndhal_arch *arch = nd->hal->arch;
+	void *hdr;
+
+	hdr = genlmsg_put(skb, portid, seq, &neuron_nl_family, flags,
+			  NEURON_CMD_DEV_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, NEURON_A_DEV_INDEX, nd->minor) ||
+	    nla_put_u32(skb, NEURON_A_DEV_ARCH, arch->arch) ||
+	    nla_put_string(skb, NEURON_A_DEV_ARCH_NAME, arch->name) ||
+	    nla_put_string(skb, NEURON_A_DEV_PRODUCT, nd->product))
+		goto cancel;
+	if (nd->pdev) {
+		if (nla_put_string(skb, NEURON_A_DEV_PCI_ADDR, pci_name(nd->pdev)))
+			goto cancel;
+	} else if (nla_put_u32(skb, NEURON_A_DEV_SIM_ID, nd->sim_id)) {
+		goto cancel;
+	}
+	if (nla_put_u32(skb, NEURON_A_DEV_NC_COUNT, arch->nc_count) ||
+	    nla_put_u64_64bit(skb, NEURON_A_DEV_MEM_TOTAL, nd->dram_size, NEURON_A_PAD) ||
+	    nla_put_u64_64bit(skb, NEURON_A_DEV_MEM_USED_DEVICE,
+			      atomic64_read(&nd->usage.device), NEURON_A_PAD) ||
+	    nla_put_u64_64bit(skb, NEURON_A_DEV_MEM_USED_HOST,
+			      atomic64_read(&nd->usage.host), NEURON_A_PAD) ||
+	    neuron_nl_put_channels(skb, nd) ||
+	    nla_put_u32(skb, NEURON_A_DEV_STATE, neuron_dev_unplugged(nd) ? 1 : 0))
+		goto cancel;
+	genlmsg_end(skb, hdr);
+	return 0;
+
+cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+/*
+ * The device a request names, with a reference; NULL and an extack
+ * message when there is none.
+ */
+static struct neuron_device *neuron_nl_dev_of(struct nlattr **attrs,
+					      struct netlink_ext_ack *extack)
+{
+	struct nlattr *a = attrs[NEURON_A_DEV_INDEX];
+	unsigned long minor = nla_get_u32(a);
+	struct neuron_device *nd = neuron_device_get_next(&minor);
+
+	if (nd && nd->minor == nla_get_u32(a))
+		return nd;
+	if (nd)
+		put_device(&nd->dev);
+	NL_SET_ERR_MSG_ATTR(extack, a, "no such neuron device");
+	return NULL;
+}
+
+static int neuron_nl_dev_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct neuron_device *nd;
+	struct sk_buff *msg;
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, NEURON_A_DEV_INDEX)) {
+		GENL_SET_ERR_MSG(info, "NEURON_A_DEV_INDEX is required");
+		return -EINVAL;
+	}
+	nd = neuron_nl_dev_of(info->attrs, info->extack);
+	if (!nd)
+		return -ENODEV;
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg) {
+		put_device(&nd->dev);
+		return -ENOMEM;
+	}
+	ret = neuron_nl_fill_dev(msg, nd, info->snd_portid, info->snd_seq, 0);
+	put_device(&nd->dev);
+	if (ret) {
+		nlmsg_free(msg);
+		return ret;
+	}
+	return genlmsg_reply(msg, info);
+}
+
+/* cb->args[0]: the minor to go on from. */
+static int neuron_nl_dev_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	unsigned long minor = cb->args[0];
+	struct neuron_device *nd;
+	int ret = 0;
+
+	while ((nd = neuron_device_get_next(&minor))) {
+		ret = neuron_nl_fill_dev(skb, nd, NETLINK_CB(cb->skb).portid,
+					 cb->nlh->nlmsg_seq, NLM_F_MULTI);
+		put_device(&nd->dev);
+		if (ret)
+			break;
+		minor++;
+	}
+	cb->args[0] = minor;
+	/* Not even one answer fits: an error, else go on in the next skb. */
+	if (ret && !skb->len)
+		return ret;
+	return skb->len;
+}
+
+/* ---- NC_GET ---- */
+
+/* One NC_GET answer for NC @nc of @nd (a reference held by the caller). */
+static int neuron_nl_fill_nc(struct sk_buff *skb, struct neuron_device *nd,
+			     struct neuron_nc *nc, u32 portid, u32 seq, int flags)
+{
+	pid_t pid = 0;
+	void *hdr;
+	u32 state;
+
+	mutex_lock(&nc->lock);
+	state = nc->state;
+	if (nc->owner && neuron_nc_owner_visible(nc))
+		pid = pid_vnr(nc->owner_pid);
+	mutex_unlock(&nc->lock);
+
+	hdr = genlmsg_put(skb, portid, seq, &neuron_nl_family, flags,
+			  NEURON_CMD_NC_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, NEURON_A_DEV_INDEX, nd->minor) ||
+	    nla_put_u32(skb, NEURON_A_NC_INDEX, nc->index) ||
+	    nla_put_u32(skb, NEURON_A_NC_STATE, state) ||
+	    (pid > 0 && nla_put_u32(skb, NEURON_A_NC_OWNER_PID, pid)) ||
+	    nla_put_u32(skb, NEURON_A_NC_MODELS, atomic_read(&nc->models)) ||
+	    nla_put_u64_64bit(skb, NEURON_A_NC_EXECUTIONS,
+			      atomic64_read(&nc->executions), NEURON_A_PAD) ||
+	    nla_put_u64_64bit(skb, NEURON_A_NC_EXEC_ERRORS,
+			      atomic64_read(&nc->exec_errors), NEURON_A_PAD) ||
+	    nla_put_u64_64bit(skb, NEURON_A_NC_BUSY_NS,
+			      atomic64_read(&nc->busy_ns), NEURON_A_PAD) ||
+	    nla_put_u64_64bit(skb, NEURON_A_NC_DMA_JOBS,
+			      atomic64_read(&nc->jobs), NEURON_A_PAD) ||
+	    nla_put_u64_64bit(skb, NEURON_A_NC_DMA_ERRORS,
+			      atomic64_read(&nc->jobs_failed), NEURON_A_PAD) ||
+	    nla_put_u64_64bit(skb, NEURON_A_NC_RESETS,
+			      atomic64_read(&nc->resets), NEURON_A_PAD) ||
+	    nla_put_u64_64bit(skb, NEURON_A_NC_MEM_DEVICE,
+			      atomic64_read(&nc->usage.device), NEURON_A_PAD) ||
+	    nla_put_u64_64bit(skb, NEURON_A_NC_MEM_HOST,
+			      atomic64_read(&nc->usage.host), NEURON_A_PAD)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+static int neuron_nl_nc_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct neuron_device *nd;
+	struct sk_buff *msg;
+	u32 index;
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, NEURON_A_DEV_INDEX) ||
+	    GENL_REQ_ATTR_CHECK(info, NEURON_A_NC_INDEX)) {
+		GENL_SET_ERR_MSG(info, "NEURON_A_DEV_INDEX and NEURON_A_NC_INDEX are required");
+		return -EINVAL;
+	}
+	nd = neuron_nl_dev_of(info->attrs, info->extack);
+	if (!nd)
+		return -ENODEV;
+	index = nla_get_u32(info->attrs[NEURON_A_NC_INDEX]);
+	if (index >= nd->hal->arch->nc_count) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[NEURON_A_NC_INDEX],
+				    "NeuronCore index out of range for this device");
+		ret = -EINVAL;
+		goto out;
+	}
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = neuron_nl_fill_nc(msg, nd, neuron_nc_get(nd, index),
+				info->snd_portid, info->snd_seq, 0);
+	if (ret) {
+		nlmsg_free(msg);
+		goto out;
+	}
+	put_device(&nd->dev);
+	return genlmsg_reply(msg, info);
+
+out:
+	put_device(&nd->dev);
+	return ret;
+}
+
+/*
+ * cb->args[0]: the minor to go on from; cb->args[1]: the NC of that
+ * device to go on from; cb->args[2]: set once the device that
+ * NEURON_A_DEV_INDEX names was checked. With NEURON_A_DEV_INDEX, that
+ * device only.
+ */
+static int neuron_nl_nc_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct nlattr **attrs = neuron_genl_dump_attrs(cb);
+	unsigned long minor = cb->args[0];
+	u32 nci = cb->args[1];
+	struct neuron_device *nd;
+	bool one = false;
+	int ret = 0;
+
+	if (attrs[NEURON_A_DEV_INDEX]) {
+		one = true;
+		/* The first call: the device must be there. */
+		if (!cb->args[2]) {
+			nd = neuron_nl_dev_of(attrs, cb->extack);
+			if (!nd)
+				return -ENODEV;
+			put_device(&nd->dev);
+			cb->args[2] = 1;
+			minor = nla_get_u32(attrs[NEURON_A_DEV_INDEX]);
+		}
+	}
+	while ((nd = neuron_device_get_next(&minor))) {
+		if (one && minor != nla_get_u32(attrs[NEURON_A_DEV_INDEX])) {
+			put_device(&nd->dev);
+			break;
+		}
+		for (; nci < nd->hal->arch->nc_count; nci++) {
+			ret = neuron_nl_fill_nc(skb, nd, neuron_nc_get(nd, nci),
+						NETLINK_CB(cb->skb).portid,
+						cb->nlh->nlmsg_seq, NLM_F_MULTI);
+			if (ret)
+				break;
+		}
+		put_device(&nd->dev);
+		if (ret)
+			break;
+		nci = 0;
+		minor++;
+	}
+	cb->args[0] = minor;
+	cb->args[1] = nci;
+	if (ret && !skb->len)
+		return ret;
+	return skb->len;
+}
+
+/* ---- the family ---- */
+
+static const struct genl_small_ops neuron_nl_ops[] = {
+	{
+		.cmd = NEURON_CMD_DEV_GET,
+		.doit = neuron_nl_dev_doit,
+		.dumpit = neuron_nl_dev_dumpit,
+	},
+	{
+		.cmd = NEURON_CMD_NC_GET,
+		.doit = neuron_nl_nc_doit,
+		.dumpit = neuron_nl_nc_dumpit,
+	},
+};
+
+static struct genl_family neuron_nl_family __ro_after_init = {
+	.name = NEURON_GENL_NAME,
+	.version = NEURON_GENL_VERSION,
+	.maxattr = NEURON_A_MAX,
+	.policy = neuron_nl_policy,
+	.netnsok = false,
+	.parallel_ops = true,
+	.module = THIS_MODULE,
+	.small_ops = neuron_nl_ops,
+	.n_small_ops = ARRAY_SIZE(neuron_nl_ops),
+	.mcgrps = neuron_nl_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(neuron_nl_mcgrps),
+};
+
+/* Does the event of @type carry NEURON_A_EVENT_CODE? */
+static bool neuron_nl_event_has_code(u32 type)
+{
+	return type == NEURON_EVENT_NC_RESET || type == NEURON_EVENT_DMA_FAULT ||
+	       type == NEURON_EVENT_NOTIFY_OVERFLOW;
+}
+
+/**
+ * neuron_nl_event() - tell the "events" group of something that happened
+ * @nd: the device (a reference held by the caller, or its creator or
+ *	remover).
+ * @type: NEURON_EVENT_*.
+ * @nc: the NeuronCore it is about, or -1 for the device.
+ * @code: NEURON_A_EVENT_CODE, for the types that have one.
+ *
+ * Process context: it may sleep (GFP_KERNEL); never call it under a
+ * spinlock or from an interrupt handler. Does nothing when nobody listens.
+ * An event that cannot be built or sent is lost (events are a hint; the
+ * state is always there to read with DEV_GET and NC_GET).
+ */
+void neuron_nl_event(struct neuron_device *nd, u32 type, int nc, u32 code)
+{
+	struct sk_buff *skb;
+	void *hdr;
+
+	might_sleep();
+	if (!genl_has_listeners(&neuron_nl_family, &init_net, NEURON_NL_MCGRP_EVENTS))
+		return;
+	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!skb)
+		return;
+	hdr = genlmsg_put(skb, 0, 0, &neuron_nl_family, 0, NEURON_CMD_EVENT);
+	if (!hdr)
+		goto err;
+	if (nla_put_u32(skb, NEURON_A_EVENT_TYPE, type) ||
+	    nla_put_u32(skb, NEURON_A_DEV_INDEX, nd->minor) ||
+	    (nc >= 0 && nla_put_u32(skb, NEURON_A_NC_INDEX, nc)) ||
+	    (neuron_nl_event_has_code(type) &&
+	     nla_put_u32(skb, NEURON_A_EVENT_CODE, code)))
+		goto err;
+	genlmsg_end(skb, hdr);
+	/* -ESRCH: the last listener just left. */
+	genlmsg_multicast(&neuron_nl_family, skb, 0, NEURON_NL_MCGRP_EVENTS,
+			  GFP_KERNEL);
+	return;
+
+err:
+	nlmsg_free(skb);
+}
+
+int __init neuron_netlink_init(void)
+{
+	return genl_register_family(&neuron_nl_family);
+}
+
+void neuron_netlink_exit(void)
+{
+	genl_unregister_family(&neuron_nl_family);
+}

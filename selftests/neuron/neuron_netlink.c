@@ -1,0 +1,1022 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * neuron selftests: the generic netlink family "neuron" (docs/netlink.md),
+ * through raw NETLINK_GENERIC sockets (no libnl):
+ *  - the family and its "events" group resolve through nlctrl;
+ *  - DEV_GET and NC_GET dumps agree with NEURON_IOCTL_QUERY of every
+ *    /dev/neuronN; a do of one device and one NC;
+ *  - events: a simulated device added and removed, an NC reserved and
+ *    released (by NC_RELEASE and by close), an injected DMA fault
+ *    (DMA_FAULT and NC_RESET), an execution timeout (EXEC_TIMEOUT and
+ *    NC_RESET);
+ *  - malformed requests get their error and an extack message;
+ *  - an unprivileged reader does not see the pid of root's reservation;
+ *  - the per-NC counters move with executions.
+ */
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+
+#include "neuron_test.h"
+#include "neuron_netlink.h"
+
+/* Driver-side DMA error codes (driver/dma/neuron_dma.h, docs/netlink.md). */
+#define DMA_ERR_INJECTED	3
+
+#define NL_BUF		65536
+#define NL_MAX_DEV	NEURON_MAX_DEVICES
+#define NL_MAX_NC	(NEURON_MAX_DEVICES * 8)
+#define NL_MAX_CH	8
+/* How long an event may take to arrive, in ms. */
+#define EVENT_MS	5000
+
+#ifndef SOL_NETLINK
+#define SOL_NETLINK	270
+#endif
+
+/* ---- raw generic netlink ---- */
+
+struct nl_req {
+	struct nlmsghdr n;
+	struct genlmsghdr g;
+	char buf[1024];
+};
+
+struct nl {
+	int fd;
+	__u32 seq;
+	__u16 family;
+	__u32 events;		/* the "events" group id */
+	__u32 maxattr;
+	__u32 version;
+	char err_msg[256];	/* NLMSGERR_ATTR_MSG of the last error */
+	bool err_miss;		/* NLMSGERR_ATTR_MISS_TYPE present */
+	char *rx;
+};
+
+static void req_init(struct nl_req *r, __u16 type, __u8 cmd, __u16 flags)
+{
+	memset(r, 0, sizeof(*r));
+	r->n.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
+	r->n.nlmsg_type = type;
+	r->n.nlmsg_flags = NLM_F_REQUEST | flags;
+	r->g.cmd = cmd;
+	r->g.version = 1;
+}
+
+static void req_put(struct nl_req *r, __u16 type, const void *data, __u16 len)
+{
+	struct nlattr *a = (struct nlattr *)((char *)r + NLMSG_ALIGN(r->n.nlmsg_len));
+
+	a->nla_type = type;
+	a->nla_len = NLA_HDRLEN + len;
+	memcpy((char *)a + NLA_HDRLEN, data, len);
+	r->n.nlmsg_len = NLMSG_ALIGN(r->n.nlmsg_len) + NLA_ALIGN(a->nla_len);
+}
+
+static void req_put_u32(struct nl_req *r, __u16 type, __u32 v)
+{
+	req_put(r, type, &v, sizeof(v));
+}
+
+/* Split the attributes of @data into @tb (0..@max). */
+static void attrs_parse(const void *data, int len, const struct nlattr **tb, int max)
+{
+	const struct nlattr *a = data;
+
+	memset(tb, 0, sizeof(*tb) * (max + 1));
+	while (len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= len) {
+		int type = a->nla_type & NLA_TYPE_MASK;
+
+		if (type <= max)
+			tb[type] = a;
+		len -= NLA_ALIGN(a->nla_len);
+		a = (const struct nlattr *)((const char *)a + NLA_ALIGN(a->nla_len));
+	}
+}
+
+static const void *nla_payload(const struct nlattr *a)
+{
+	return (const char *)a + NLA_HDRLEN;
+}
+
+static int nla_plen(const struct nlattr *a)
+{
+	return a->nla_len - NLA_HDRLEN;
+}
+
+static __u32 get_u32(const struct nlattr *a)
+{
+	__u32 v = 0;
+
+	if (a && nla_plen(a) == 4)
+		memcpy(&v, nla_payload(a), 4);
+	return v;
+}
+
+static __u64 get_u64(const struct nlattr *a)
+{
+	__u64 v = 0;
+
+	if (a && nla_plen(a) == 8)
+		memcpy(&v, nla_payload(a), 8);
+	return v;
+}
+
+static int nl_open(struct nl *nl)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	int one = 1;
+
+	memset(nl, 0, sizeof(*nl));
+	nl->rx = malloc(NL_BUF);
+	if (!nl->rx)
+		return -ENOMEM;
+	nl->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (nl->fd < 0 || bind(nl->fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    setsockopt(nl->fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one)) ||
+	    setsockopt(nl->fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one)))
+		return -errno;
+	return 0;
+}
+
+static void nl_close(struct nl *nl)
+{
+	if (nl->fd > 0)
+		close(nl->fd);
+	nl->fd = -1;
+	free(nl->rx);
+	nl->rx = NULL;
+}
+
+/* Read one datagram into nl->rx within @ms: its length, or -errno. */
+static int nl_recv(struct nl *nl, int ms)
+{
+	struct pollfd p = { .fd = nl->fd, .events = POLLIN };
+	ssize_t n;
+
+	if (poll(&p, 1, ms) != 1)
+		return -ETIMEDOUT;
+	n = recv(nl->fd, nl->rx, NL_BUF, 0);
+	return n < 0 ? -errno : (int)n;
+}
+
+/*
+ * Keep the extack of an error message (NLMSG_ERROR), or of the end of a
+ * dump (NLMSG_DONE: an int, then the TLVs).
+ */
+static void nl_extack(struct nl *nl, const struct nlmsghdr *h)
+{
+	const struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
+	int off = NLMSG_HDRLEN + sizeof(struct nlmsgerr);
+	const struct nlmsgerr *e = NLMSG_DATA(h);
+
+	nl->err_msg[0] = '\0';
+	nl->err_miss = false;
+	if (!(h->nlmsg_flags & NLM_F_ACK_TLVS))
+		return;
+	if (h->nlmsg_type == NLMSG_DONE)
+		off = NLMSG_HDRLEN + sizeof(int);
+	else if (!(h->nlmsg_flags & NLM_F_CAPPED))
+		off += e->msg.nlmsg_len - NLMSG_HDRLEN;
+	if ((int)h->nlmsg_len <= off)
+		return;
+	attrs_parse((const char *)h + off, h->nlmsg_len - off, tb, NLMSGERR_ATTR_MAX);
+	if (tb[NLMSGERR_ATTR_MSG])
+		snprintf(nl->err_msg, sizeof(nl->err_msg), "%.*s",
+			 nla_plen(tb[NLMSGERR_ATTR_MSG]),
+			 (const char *)nla_payload(tb[NLMSGERR_ATTR_MSG]));
+	nl->err_miss = !!tb[NLMSGERR_ATTR_MISS_TYPE];
+}
+
+typedef void (*nl_cb)(const struct nlmsghdr *h, void *arg);
+
+/*
+ * Send @r (NLM_F_ACK added) and read the answers up to the ack or the end
+ * of the dump, @cb for each message of the family: 0 or the -errno of the
+ * error message (its extack kept in @nl).
+ */
+static int nl_xact(struct nl *nl, struct nl_req *r, nl_cb cb, void *arg)
+{
+	int len, ret;
+
+	r->n.nlmsg_flags |= NLM_F_ACK;
+	r->n.nlmsg_seq = ++nl->seq;
+	nl->err_msg[0] = '\0';
+	nl->err_miss = false;
+	if (send(nl->fd, r, r->n.nlmsg_len, 0) < 0)
+		return -errno;
+	for (;;) {
+		struct nlmsghdr *h;
+
+		len = nl_recv(nl, 5000);
+		if (len < 0)
+			return len;
+		for (h = (struct nlmsghdr *)nl->rx; NLMSG_OK(h, (unsigned int)len);
+		     h = NLMSG_NEXT(h, len)) {
+			if (h->nlmsg_seq != nl->seq)
+				continue;
+			if (h->nlmsg_type == NLMSG_DONE) {
+				/* A dump's error is in its NLMSG_DONE. */
+				ret = 0;
+				if (h->nlmsg_len >= NLMSG_LENGTH(sizeof(int)))
+					memcpy(&ret, NLMSG_DATA(h), sizeof(int));
+				nl_extack(nl, h);
+				return ret;
+			}
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				ret = ((struct nlmsgerr *)NLMSG_DATA(h))->error;
+				nl_extack(nl, h);
+				/* The ack of a dump comes after NLMSG_DONE. */
+				return ret;
+			}
+			if (cb)
+				cb(h, arg);
+		}
+	}
+}
+
+struct family_info {
+	__u16 id;
+	__u32 events;
+	__u32 version;
+	__u32 maxattr;
+};
+
+static void family_cb(const struct nlmsghdr *h, void *arg)
+{
+	const struct nlattr *tb[CTRL_ATTR_MAX + 1], *g[CTRL_ATTR_MCAST_GRP_MAX + 1];
+	const struct genlmsghdr *gh = NLMSG_DATA(h);
+	struct family_info *fi = arg;
+	const struct nlattr *a;
+	int len;
+
+	attrs_parse((const char *)gh + GENL_HDRLEN, h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN),
+		    tb, CTRL_ATTR_MAX);
+	if (tb[CTRL_ATTR_FAMILY_ID] && nla_plen(tb[CTRL_ATTR_FAMILY_ID]) == 2)
+		memcpy(&fi->id, nla_payload(tb[CTRL_ATTR_FAMILY_ID]), 2);
+	fi->version = get_u32(tb[CTRL_ATTR_VERSION]);
+	fi->maxattr = get_u32(tb[CTRL_ATTR_MAXATTR]);
+	if (!tb[CTRL_ATTR_MCAST_GROUPS])
+		return;
+	a = nla_payload(tb[CTRL_ATTR_MCAST_GROUPS]);
+	len = nla_plen(tb[CTRL_ATTR_MCAST_GROUPS]);
+	while (len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= len) {
+		attrs_parse(nla_payload(a), nla_plen(a), g, CTRL_ATTR_MCAST_GRP_MAX);
+		if (g[CTRL_ATTR_MCAST_GRP_NAME] &&
+		    !strcmp(nla_payload(g[CTRL_ATTR_MCAST_GRP_NAME]), NEURON_GENL_MCGRP_EVENTS))
+			fi->events = get_u32(g[CTRL_ATTR_MCAST_GRP_ID]);
+		len -= NLA_ALIGN(a->nla_len);
+		a = (const struct nlattr *)((const char *)a + NLA_ALIGN(a->nla_len));
+	}
+}
+
+/* Resolve "neuron" through nlctrl: 0 or -errno (-ENOENT: no family). */
+static int nl_resolve(struct nl *nl)
+{
+	struct family_info fi = { 0 };
+	struct nl_req r;
+	int ret;
+
+	req_init(&r, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 0);
+	req_put(&r, CTRL_ATTR_FAMILY_NAME, NEURON_GENL_NAME, sizeof(NEURON_GENL_NAME));
+	ret = nl_xact(nl, &r, family_cb, &fi);
+	if (ret)
+		return ret;
+	if (!fi.id)
+		return -ENOENT;
+	nl->family = fi.id;
+	nl->events = fi.events;
+	nl->version = fi.version;
+	nl->maxattr = fi.maxattr;
+	return 0;
+}
+
+/* Open and resolve; with @events, also join the events group. */
+static int nl_setup(struct nl *nl, bool events)
+{
+	int ret = nl_open(nl);
+
+	if (!ret)
+		ret = nl_resolve(nl);
+	if (!ret && events &&
+	    setsockopt(nl->fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &nl->events,
+		       sizeof(nl->events)))
+		ret = -errno;
+	return ret;
+}
+
+/* ---- DEV_GET and NC_GET ---- */
+
+struct nl_dev {
+	__u32 index, arch, sim_id, nc_count, state;
+	bool has_sim, has_pci;
+	__u64 mem_total, used_device, used_host;
+	char arch_name[32], product[32];
+	int nch;
+	__u32 ch_index[NL_MAX_CH];
+	__u64 ch_total[NL_MAX_CH], ch_used[NL_MAX_CH];
+};
+
+struct nl_nc {
+	__u32 dev, index, state, models, pid;
+	bool has_pid;
+	__u64 executions, exec_errors, busy_ns, dma_jobs, dma_errors, resets;
+	__u64 mem_device, mem_host;
+};
+
+struct nl_devs {
+	int n;
+	struct nl_dev d[NL_MAX_DEV];
+};
+
+struct nl_ncs {
+	int n;
+	struct nl_nc c[NL_MAX_NC];
+};
+
+static void msg_attrs(const struct nlmsghdr *h, const struct nlattr **tb)
+{
+	const struct genlmsghdr *gh = NLMSG_DATA(h);
+
+	attrs_parse((const char *)gh + GENL_HDRLEN, h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN),
+		    tb, NEURON_A_MAX);
+}
+
+static void str_attr(char *dst, size_t size, const struct nlattr *a)
+{
+	dst[0] = '\0';
+	if (a)
+		snprintf(dst, size, "%.*s", nla_plen(a), (const char *)nla_payload(a));
+}
+
+static void dev_cb(const struct nlmsghdr *h, void *arg)
+{
+	const struct nlattr *tb[NEURON_A_MAX + 1], *c[NEURON_A_MAX + 1];
+	struct nl_devs *ds = arg;
+	struct nl_dev *d;
+	const struct nlattr *a;
+	int len;
+
+	if (ds->n >= NL_MAX_DEV)
+		return;
+	d = &ds->d[ds->n++];
+	memset(d, 0, sizeof(*d));
+	msg_attrs(h, tb);
+	d->index = get_u32(tb[NEURON_A_DEV_INDEX]);
+	d->arch = get_u32(tb[NEURON_A_DEV_ARCH]);
+	d->has_sim = !!tb[NEURON_A_DEV_SIM_ID];
+	d->has_pci = !!tb[NEURON_A_DEV_PCI_ADDR];
+	d->sim_id = get_u32(tb[NEURON_A_DEV_SIM_ID]);
+	d->nc_count = get_u32(tb[NEURON_A_DEV_NC_COUNT]);
+	d->state = get_u32(tb[NEURON_A_DEV_STATE]);
+	d->mem_total = get_u64(tb[NEURON_A_DEV_MEM_TOTAL]);
+	d->used_device = get_u64(tb[NEURON_A_DEV_MEM_USED_DEVICE]);
+	d->used_host = get_u64(tb[NEURON_A_DEV_MEM_USED_HOST]);
+	str_attr(d->arch_name, sizeof(d->arch_name), tb[NEURON_A_DEV_ARCH_NAME]);
+	str_attr(d->product, sizeof(d->product), tb[NEURON_A_DEV_PRODUCT]);
+	/* The channels: every NEURON_A_DEV_CHANNEL, in order. */
+	{
+		const struct genlmsghdr *gh = NLMSG_DATA(h);
+
+		a = (const struct nlattr *)((const char *)gh + GENL_HDRLEN);
+		len = h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
+	}
+	while (len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= len) {
+		if ((a->nla_type & NLA_TYPE_MASK) == NEURON_A_DEV_CHANNEL && d->nch < NL_MAX_CH) {
+			attrs_parse(nla_payload(a), nla_plen(a), c, NEURON_A_MAX);
+			d->ch_index[d->nch] = get_u32(c[NEURON_A_CHANNEL_INDEX]);
+			d->ch_total[d->nch] = get_u64(c[NEURON_A_CHANNEL_TOTAL]);
+			d->ch_used[d->nch] = get_u64(c[NEURON_A_CHANNEL_USED]);
+			d->nch++;
+		}
+		len -= NLA_ALIGN(a->nla_len);
+		a = (const struct nlattr *)((const char *)a + NLA_ALIGN(a->nla_len));
+	}
+}
+
+static void nc_cb(const struct nlmsghdr *h, void *arg)
+{
+	const struct nlattr *tb[NEURON_A_MAX + 1];
+	struct nl_ncs *cs = arg;
+	struct nl_nc *c;
+
+	if (cs->n >= NL_MAX_NC)
+		return;
+	c = &cs->c[cs->n++];
+	memset(c, 0, sizeof(*c));
+	msg_attrs(h, tb);
+	c->dev = get_u32(tb[NEURON_A_DEV_INDEX]);
+	c->index = get_u32(tb[NEURON_A_NC_INDEX]);
+	c->state = get_u32(tb[NEURON_A_NC_STATE]);
+	c->has_pid = !!tb[NEURON_A_NC_OWNER_PID];
+	c->pid = get_u32(tb[NEURON_A_NC_OWNER_PID]);
+	c->models = get_u32(tb[NEURON_A_NC_MODELS]);
+	c->executions = get_u64(tb[NEURON_A_NC_EXECUTIONS]);
+	c->exec_errors = get_u64(tb[NEURON_A_NC_EXEC_ERRORS]);
+	c->busy_ns = get_u64(tb[NEURON_A_NC_BUSY_NS]);
+	c->dma_jobs = get_u64(tb[NEURON_A_NC_DMA_JOBS]);
+	c->dma_errors = get_u64(tb[NEURON_A_NC_DMA_ERRORS]);
+	c->resets = get_u64(tb[NEURON_A_NC_RESETS]);
+	c->mem_device = get_u64(tb[NEURON_A_NC_MEM_DEVICE]);
+	c->mem_host = get_u64(tb[NEURON_A_NC_MEM_HOST]);
+}
+
+static int dev_dump(struct nl *nl, struct nl_devs *ds)
+{
+	struct nl_req r;
+
+	ds->n = 0;
+	req_init(&r, nl->family, NEURON_CMD_DEV_GET, NLM_F_DUMP);
+	return nl_xact(nl, &r, dev_cb, ds);
+}
+
+static int dev_get(struct nl *nl, __u32 minor, struct nl_dev *d)
+{
+	struct nl_devs *ds = calloc(1, sizeof(*ds));
+	struct nl_req r;
+	int ret;
+
+	if (!ds)
+		return -ENOMEM;
+	req_init(&r, nl->family, NEURON_CMD_DEV_GET, 0);
+	req_put_u32(&r, NEURON_A_DEV_INDEX, minor);
+	ret = nl_xact(nl, &r, dev_cb, ds);
+	if (!ret && ds->n != 1)
+		ret = -EPROTO;
+	if (!ret)
+		*d = ds->d[0];
+	free(ds);
+	return ret;
+}
+
+static int nc_dump(struct nl *nl, int minor, struct nl_ncs *cs)
+{
+	struct nl_req r;
+
+	cs->n = 0;
+	req_init(&r, nl->family, NEURON_CMD_NC_GET, NLM_F_DUMP);
+	if (minor >= 0)
+		req_put_u32(&r, NEURON_A_DEV_INDEX, minor);
+	return nl_xact(nl, &r, nc_cb, cs);
+}
+
+static int nc_get(struct nl *nl, __u32 minor, __u32 nc, struct nl_nc *c)
+{
+	struct nl_ncs *cs = calloc(1, sizeof(*cs));
+	struct nl_req r;
+	int ret;
+
+	if (!cs)
+		return -ENOMEM;
+	req_init(&r, nl->family, NEURON_CMD_NC_GET, 0);
+	req_put_u32(&r, NEURON_A_DEV_INDEX, minor);
+	req_put_u32(&r, NEURON_A_NC_INDEX, nc);
+	ret = nl_xact(nl, &r, nc_cb, cs);
+	if (!ret && cs->n != 1)
+		ret = -EPROTO;
+	if (!ret)
+		*c = cs->c[0];
+	free(cs);
+	return ret;
+}
+
+/* ---- events ---- */
+
+struct nl_event {
+	__u32 type, dev, code;
+	int nc;			/* -1: none */
+	bool has_code;
+};
+
+/*
+ * Wait up to EVENT_MS for an event of @type about device @dev (and NC @nc
+ * unless -1); others are skipped. 0 and *@ev, or -ETIMEDOUT.
+ */
+static int event_wait(struct nl *nl, __u32 type, __u32 dev, int nc, struct nl_event *ev)
+{
+	__s64 end = neuron_now_ns() + EVENT_MS * 1000000LL;
+
+	while (neuron_now_ns() < end) {
+		int len = nl_recv(nl, (int)((end - neuron_now_ns()) / 1000000) + 1);
+		struct nlmsghdr *h;
+
+		if (len < 0)
+			return len;
+		for (h = (struct nlmsghdr *)nl->rx; NLMSG_OK(h, (unsigned int)len);
+		     h = NLMSG_NEXT(h, len)) {
+			const struct nlattr *tb[NEURON_A_MAX + 1];
+			const struct genlmsghdr *gh = NLMSG_DATA(h);
+
+			if (h->nlmsg_type != nl->family || gh->cmd != NEURON_CMD_EVENT)
+				continue;
+			msg_attrs(h, tb);
+			ev->type = get_u32(tb[NEURON_A_EVENT_TYPE]);
+			ev->dev = get_u32(tb[NEURON_A_DEV_INDEX]);
+			ev->nc = tb[NEURON_A_NC_INDEX] ? (int)get_u32(tb[NEURON_A_NC_INDEX]) : -1;
+			ev->has_code = !!tb[NEURON_A_EVENT_CODE];
+			ev->code = get_u32(tb[NEURON_A_EVENT_CODE]);
+			if (ev->type == type && ev->dev == dev && (nc < 0 || ev->nc == nc))
+				return 0;
+		}
+	}
+	return -ETIMEDOUT;
+}
+
+/* ---- device helpers ---- */
+
+static int reserve(int fd, __u64 mask)
+{
+	struct neuron_nc_reserve r = { .nc_mask = mask };
+
+	return neuron_ioctl(fd, NEURON_IOCTL_NC_RESERVE, &r);
+}
+
+static int release(int fd, __u64 mask)
+{
+	struct neuron_nc_reserve r = { .nc_mask = mask };
+
+	return neuron_ioctl(fd, NEURON_IOCTL_NC_RELEASE, &r);
+}
+
+struct nc_states {
+	struct neuron_nc_states h;
+	struct neuron_nc_state nc[NEURON_TEST_MAX_NC];
+};
+
+/* A model of no slots: SP waits for semaphore @sem (unless @wait false). */
+static int load_sp(int fd, __u32 nc, bool wait, __u32 *handle)
+{
+	struct neuron_tpb_insn insn[2];
+	struct neuron_model_block b;
+	struct neuron_model_load ld;
+	__u32 n = 0;
+	int ret;
+
+	memset(insn, 0, sizeof(insn));
+	if (wait) {
+		insn[n].opcode = NEURON_TPB_SEM_WAIT;
+		insn[n].index = 20;
+		insn[n].imm = 1;
+		n++;
+	}
+	insn[n++].opcode = NEURON_TPB_END;
+	memset(&b, 0, sizeof(b));
+	b.insns = (uintptr_t)insn;
+	b.count = n;
+	b.engine = NEURON_ENGINE_SP;
+	memset(&ld, 0, sizeof(ld));
+	ld.nc = nc;
+	ld.blocks = (uintptr_t)&b;
+	ld.nblocks = 1;
+	ret = neuron_ioctl(fd, NEURON_IOCTL_MODEL_LOAD, &ld);
+	*handle = ld.handle;
+	return ret;
+}
+
+/* EXECUTE with NEURON_EXEC_WAIT: the status (>= 0), or -errno. */
+static int exec_sync(int fd, __u32 model, __u32 timeout_ms)
+{
+	struct neuron_execute x;
+	int ret;
+
+	memset(&x, 0, sizeof(x));
+	x.model = model;
+	x.flags = NEURON_EXEC_WAIT;
+	x.timeout_ms = timeout_ms;
+	ret = neuron_ioctl(fd, NEURON_IOCTL_EXECUTE, &x);
+	return ret ? ret : (int)x.status;
+}
+
+/* ---- the family ---- */
+
+/* Has the kernel networking (the debug test kernel has none)? */
+static bool netlink_there(void)
+{
+	return access("/proc/net/netlink", F_OK) == 0;
+}
+
+/* The 6.1 harness's TEST() has an unused parameter (-Wextra). */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+TEST(family_resolves)
+{
+	struct nl nl;
+	int ret;
+
+	if (access("/sys/module/neuron", F_OK))
+		SKIP(return, "neuron.ko is not loaded");
+	if (!netlink_there())
+		SKIP(return, "no netlink: a kernel without CONFIG_NET");
+	ret = nl_open(&nl);
+	ASSERT_EQ(0, ret);
+	ret = nl_resolve(&nl);
+	ASSERT_EQ(0, ret) TH_LOG("CTRL_CMD_GETFAMILY neuron: %s", strerror(-ret));
+	EXPECT_NE(0, nl.family);
+	EXPECT_NE(0U, nl.events) TH_LOG("no \"events\" multicast group");
+	EXPECT_EQ((__u32)NEURON_GENL_VERSION, nl.version);
+	EXPECT_EQ((__u32)NEURON_A_MAX, nl.maxattr);
+	nl_close(&nl);
+}
+
+#pragma GCC diagnostic pop
+
+/* ---- the fixture: a v2 device, a netlink socket and an events socket ---- */
+
+FIXTURE(genl) {
+	struct neuron_node node;
+	struct neuron_device_info info;
+	struct nl nl;		/* requests */
+	struct nl ev;		/* the events group */
+};
+
+FIXTURE_SETUP(genl)
+{
+	int ret;
+
+	if (!netlink_there())
+		NEURON_SKIP_SETUP("no netlink: a kernel without CONFIG_NET");
+	neuron_setup_node(_metadata, &self->node, "v2", 64);
+	ASSERT_EQ(0, neuron_query_info(self->node.fd, &self->info, NULL));
+	ret = nl_setup(&self->nl, false);
+	ASSERT_EQ(0, ret) TH_LOG("netlink: %s", strerror(-ret));
+	ret = nl_setup(&self->ev, true);
+	ASSERT_EQ(0, ret) TH_LOG("netlink events: %s", strerror(-ret));
+}
+
+FIXTURE_TEARDOWN(genl)
+{
+	nl_close(&self->nl);
+	nl_close(&self->ev);
+	neuron_node_release(&self->node);
+}
+
+static void check_dev(struct __test_metadata *_metadata, const struct nl_dev *d,
+		      int fd)
+{
+	struct neuron_device_info info;
+	struct neuron_mem_usage_buf mu;
+	int i;
+
+	ASSERT_EQ(0, neuron_query_info(fd, &info, NULL));
+	EXPECT_EQ(info.minor, d->index);
+	EXPECT_EQ(info.arch, d->arch);
+	EXPECT_EQ(info.nc_count, d->nc_count);
+	EXPECT_EQ(info.dram_size, d->mem_total);
+	EXPECT_STREQ(info.arch_name, d->arch_name);
+	EXPECT_STREQ(info.product, d->product);
+	EXPECT_EQ(0U, d->state);
+	if (info.pci_vendor) {
+		EXPECT_TRUE(d->has_pci);
+	} else {
+		EXPECT_TRUE(d->has_sim);
+		EXPECT_EQ(info.sim_id, d->sim_id);
+	}
+	EXPECT_EQ((int)info.dram_channels, d->nch);
+	for (i = 0; i < d->nch; i++) {
+		EXPECT_EQ((__u32)i, d->ch_index[i]);
+		EXPECT_EQ(info.dram_channel_size, d->ch_total[i]);
+		EXPECT_GE(d->ch_total[i], d->ch_used[i]);
+	}
+	ASSERT_EQ(0, neuron_query_mem_usage(fd, &mu, NULL));
+	EXPECT_EQ(mu.u.device_bytes, d->used_device);
+	EXPECT_EQ(mu.u.host_bytes, d->used_host);
+}
+
+static void check_nc(struct __test_metadata *_metadata, const struct nl_nc *c,
+		     const struct nc_states *s)
+{
+	const struct neuron_nc_state *q;
+
+	ASSERT_GT(s->h.nc_count, c->index);
+	q = &s->nc[c->index];
+	EXPECT_EQ(q->state, c->state);
+	EXPECT_EQ(!!(q->flags & NEURON_NC_STATE_OWNER), c->has_pid);
+	if (c->has_pid)
+		EXPECT_EQ((__u32)q->owner_pid, c->pid);
+}
+
+/* Every /dev/neuronN agrees with the DEV_GET and NC_GET dumps. */
+TEST_F(genl, dumps_match_query)
+{
+	struct nl_devs *ds = calloc(1, sizeof(*ds));
+	struct nl_ncs *cs = calloc(1, sizeof(*cs));
+	int i, j, seen = 0, ret;
+
+	ASSERT_NE(NULL, ds);
+	ASSERT_NE(NULL, cs);
+	/* Root holds NC 0 of the fixture's device: a pid to compare. */
+	ASSERT_EQ(0, reserve(self->node.fd, 1));
+	ret = dev_dump(&self->nl, ds);
+	ASSERT_EQ(0, ret) TH_LOG("DEV_GET dump: %s", strerror(-ret));
+	ret = nc_dump(&self->nl, -1, cs);
+	ASSERT_EQ(0, ret) TH_LOG("NC_GET dump: %s", strerror(-ret));
+	for (i = 0; i < ds->n; i++) {
+		struct nc_states s;
+		char path[32];
+		int fd, ncs = 0;
+
+		snprintf(path, sizeof(path), "/dev/neuron%u", ds->d[i].index);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			continue;	/* going away, or no node */
+		seen++;
+		check_dev(_metadata, &ds->d[i], fd);
+		ASSERT_EQ(0, neuron_query_into(fd, NEURON_QUERY_NC_STATE, &s, sizeof(s), NULL));
+		for (j = 0; j < cs->n; j++) {
+			if (cs->c[j].dev != ds->d[i].index)
+				continue;
+			check_nc(_metadata, &cs->c[j], &s);
+			ncs++;
+		}
+		EXPECT_EQ((int)ds->d[i].nc_count, ncs);
+		close(fd);
+	}
+	EXPECT_LE(1, seen);
+	/* The fixture's device is there, NC 0 reserved by this process. */
+	for (j = 0; j < cs->n; j++)
+		if (cs->c[j].dev == self->node.minor && cs->c[j].index == 0) {
+			EXPECT_EQ((__u32)NEURON_NC_RESERVED, cs->c[j].state);
+			EXPECT_TRUE(cs->c[j].has_pid);
+			EXPECT_EQ((__u32)getpid(), cs->c[j].pid);
+		}
+	/* A dump of one device: its NCs only. */
+	ASSERT_EQ(0, nc_dump(&self->nl, self->node.minor, cs));
+	EXPECT_EQ((int)self->info.nc_count, cs->n);
+	for (j = 0; j < cs->n; j++) {
+		EXPECT_EQ(self->node.minor, cs->c[j].dev);
+		EXPECT_EQ((__u32)j, cs->c[j].index);
+	}
+	free(ds);
+	free(cs);
+}
+
+/* A do of the fixture's device and of its NC 1. */
+TEST_F(genl, do_one)
+{
+	struct nc_states s;
+	struct nl_dev d;
+	struct nl_nc c;
+
+	ASSERT_EQ(0, dev_get(&self->nl, self->node.minor, &d));
+	check_dev(_metadata, &d, self->node.fd);
+	ASSERT_EQ(0, nc_get(&self->nl, self->node.minor, 1, &c));
+	EXPECT_EQ(self->node.minor, c.dev);
+	EXPECT_EQ(1U, c.index);
+	ASSERT_EQ(0, neuron_query_into(self->node.fd, NEURON_QUERY_NC_STATE, &s,
+				       sizeof(s), NULL));
+	check_nc(_metadata, &c, &s);
+}
+
+/* ---- malformed requests ---- */
+
+/* @r must fail with @err and an extack message. */
+static void expect_err(struct __test_metadata *_metadata, struct nl *nl,
+		       struct nl_req *r, int err, const char *what)
+{
+	int ret = nl_xact(nl, r, NULL, NULL);
+
+	EXPECT_EQ(err, ret) TH_LOG("%s: %s", what, strerror(-ret));
+	EXPECT_NE('\0', nl->err_msg[0]) TH_LOG("%s: no extack message", what);
+	if (nl->err_msg[0])
+		TH_LOG("%s: %d \"%s\"", what, ret, nl->err_msg);
+}
+
+TEST_F(genl, malformed)
+{
+	struct nl_devs *ds = calloc(1, sizeof(*ds));
+	char big[64];
+	__u8 one = 0;
+	__u32 unused;
+	struct nl_req r;
+	int i, ret;
+
+	ASSERT_NE(NULL, ds);
+	/* A minor no device has. */
+	ASSERT_EQ(0, dev_dump(&self->nl, ds));
+	for (unused = NEURON_MAX_DEVICES - 1; unused > 0; unused--) {
+		for (i = 0; i < ds->n && ds->d[i].index != unused; i++)
+			;
+		if (i == ds->n)
+			break;
+	}
+	free(ds);
+
+	req_init(&r, self->nl.family, NEURON_CMD_DEV_GET, 0);
+	req_put(&r, NEURON_A_DEV_INDEX, &one, 1);
+	expect_err(_metadata, &self->nl, &r, -EINVAL, "DEV_INDEX of 1 byte");
+
+	req_init(&r, self->nl.family, NEURON_CMD_DEV_GET, 0);
+	req_put_u32(&r, NEURON_A_DEV_INDEX, unused);
+	expect_err(_metadata, &self->nl, &r, -ENODEV, "unknown device");
+
+	req_init(&r, self->nl.family, NEURON_CMD_DEV_GET, 0);
+	req_put_u32(&r, NEURON_A_DEV_INDEX, 1000);
+	expect_err(_metadata, &self->nl, &r, -ERANGE, "DEV_INDEX 1000");
+
+	req_init(&r, self->nl.family, NEURON_CMD_DEV_GET, 0);
+	expect_err(_metadata, &self->nl, &r, -EINVAL, "DEV_GET do without DEV_INDEX");
+	EXPECT_TRUE(self->nl.err_miss);
+
+	req_init(&r, self->nl.family, NEURON_CMD_NC_GET, 0);
+	req_put_u32(&r, NEURON_A_DEV_INDEX, self->node.minor);
+	req_put_u32(&r, NEURON_A_NC_INDEX, self->info.nc_count);
+	expect_err(_metadata, &self->nl, &r, -EINVAL, "NC beyond the device's");
+
+	req_init(&r, self->nl.family, NEURON_CMD_NC_GET, 0);
+	req_put_u32(&r, NEURON_A_DEV_INDEX, self->node.minor);
+	req_put_u32(&r, NEURON_A_NC_INDEX, 8);
+	expect_err(_metadata, &self->nl, &r, -ERANGE, "NC 8");
+
+	req_init(&r, self->nl.family, NEURON_CMD_NC_GET, NLM_F_DUMP);
+	req_put_u32(&r, NEURON_A_DEV_INDEX, unused);
+	expect_err(_metadata, &self->nl, &r, -ENODEV, "NC dump of an unknown device");
+
+	memset(big, 'x', sizeof(big));
+	big[sizeof(big) - 1] = '\0';
+	req_init(&r, self->nl.family, NEURON_CMD_DEV_GET, 0);
+	req_put_u32(&r, NEURON_A_DEV_INDEX, self->node.minor);
+	req_put(&r, NEURON_A_DEV_PRODUCT, big, sizeof(big));
+	expect_err(_metadata, &self->nl, &r, -ERANGE, "oversized DEV_PRODUCT");
+
+	req_init(&r, self->nl.family, NEURON_CMD_DEV_GET, 0);
+	req_put_u32(&r, NEURON_A_DEV_INDEX, self->node.minor);
+	req_put_u32(&r, 200, 0);
+	expect_err(_metadata, &self->nl, &r, -EINVAL, "unknown attribute");
+
+	req_init(&r, self->nl.family, NEURON_CMD_DEV_GET, 0);
+	req_put_u32(&r, NEURON_A_DEV_INDEX, self->node.minor);
+	req_put_u32(&r, NEURON_A_PAD, 0);
+	expect_err(_metadata, &self->nl, &r, -EINVAL, "NEURON_A_PAD in a request");
+
+	/*
+	 * Shorter than the generic netlink header: the core refuses it
+	 * before the family sees it, with no extack message.
+	 */
+	req_init(&r, self->nl.family, NEURON_CMD_DEV_GET, 0);
+	r.n.nlmsg_len = NLMSG_LENGTH(2);
+	ret = nl_xact(&self->nl, &r, NULL, NULL);
+	EXPECT_EQ(-EINVAL, ret);
+
+	/* Still answering. */
+	req_init(&r, self->nl.family, NEURON_CMD_DEV_GET, 0);
+	req_put_u32(&r, NEURON_A_DEV_INDEX, self->node.minor);
+	EXPECT_EQ(0, nl_xact(&self->nl, &r, NULL, NULL));
+}
+
+/* ---- events ---- */
+
+TEST_F(genl, event_dev_added_removed)
+{
+	struct neuron_node n;
+	struct nl_event e;
+	int ret;
+
+	if (neuron_mode() != NEURON_MODE_SIM)
+		SKIP(return, "%s", neuron_mode_skip_reason());
+	ret = neuron_sim_create(&n, "v2", 16);
+	ASSERT_EQ(0, ret) TH_LOG("new sim device: %s", strerror(-ret));
+	EXPECT_EQ(0, event_wait(&self->ev, NEURON_EVENT_DEV_ADDED, n.minor, -1, &e));
+	EXPECT_EQ(-1, e.nc);
+	EXPECT_FALSE(e.has_code);
+	ASSERT_EQ(0, neuron_sim_remove(&n));
+	EXPECT_EQ(0, event_wait(&self->ev, NEURON_EVENT_DEV_REMOVED, n.minor, -1, &e));
+	neuron_node_release(&n);
+}
+
+TEST_F(genl, event_nc_reserved_released)
+{
+	struct nl_event e;
+	int fd2;
+
+	ASSERT_EQ(0, reserve(self->node.fd, 1));
+	EXPECT_EQ(0, event_wait(&self->ev, NEURON_EVENT_NC_RESERVED, self->node.minor, 0, &e));
+	ASSERT_EQ(0, release(self->node.fd, 1));
+	EXPECT_EQ(0, event_wait(&self->ev, NEURON_EVENT_NC_RELEASED, self->node.minor, 0, &e));
+	/* Released by the file's close. */
+	fd2 = open(self->node.path, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, reserve(fd2, 2));
+	EXPECT_EQ(0, event_wait(&self->ev, NEURON_EVENT_NC_RESERVED, self->node.minor, 1, &e));
+	close(fd2);
+	EXPECT_EQ(0, event_wait(&self->ev, NEURON_EVENT_NC_RELEASED, self->node.minor, 1, &e));
+}
+
+TEST_F(genl, event_dma_fault)
+{
+	struct neuron_mem_alloc a;
+	struct nl_nc before, after;
+	struct nl_event e;
+	char *buf;
+	__u64 seq;
+
+	if (!self->node.created)
+		SKIP(return, "needs the simulator's dma_fail_next");
+	buf = calloc(1, 65536);
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, neuron_mem_alloc(self->node.fd, NEURON_MEM_DEVICE, 65536, 0, &a));
+	ASSERT_EQ(0, nc_get(&self->nl, self->node.minor, 0, &before));
+	ASSERT_EQ(0, neuron_sim_knob(&self->node, "dma_fail_next", "1"));
+	ASSERT_EQ(0, neuron_copy_op(self->node.fd, 0, 0, a.handle, 0, buf, NULL, 65536,
+				    NEURON_COPY_ASYNC, &seq));
+	EXPECT_EQ(-EIO, neuron_wait_seq(self->node.fd, seq, neuron_now_ns() + 5000000000LL));
+	ASSERT_EQ(0, event_wait(&self->ev, NEURON_EVENT_DMA_FAULT, self->node.minor, -1, &e));
+	EXPECT_TRUE(e.has_code);
+	EXPECT_EQ((__u32)DMA_ERR_INJECTED, e.code);
+	ASSERT_EQ(0, event_wait(&self->ev, NEURON_EVENT_NC_RESET, self->node.minor, e.nc, &e));
+	EXPECT_EQ((__u32)NEURON_RESET_DMA_ERROR, e.code);
+	if (e.nc == 0) {
+		ASSERT_EQ(0, nc_get(&self->nl, self->node.minor, 0, &after));
+		EXPECT_LT(before.dma_errors, after.dma_errors);
+		EXPECT_LT(before.resets, after.resets);
+		EXPECT_LT(before.dma_jobs, after.dma_jobs);
+	}
+	neuron_mem_free(self->node.fd, a.handle);
+	free(buf);
+}
+
+static bool has_exec(const struct neuron_device_info *info)
+{
+	return (info->caps & NEURON_CAP_EXEC) && (info->caps & NEURON_CAP_RESERVE);
+}
+
+TEST_F(genl, event_exec_timeout)
+{
+	struct nl_event e;
+	__u32 model;
+	int ret;
+
+	if (!has_exec(&self->info))
+		SKIP(return, "needs NEURON_CAP_EXEC");
+	ASSERT_EQ(0, reserve(self->node.fd, 1));
+	ret = load_sp(self->node.fd, 0, true, &model);
+	ASSERT_EQ(0, ret) TH_LOG("MODEL_LOAD: %s", strerror(-ret));
+	EXPECT_EQ(NEURON_EXEC_TIMEOUT, exec_sync(self->node.fd, model, 200));
+	ASSERT_EQ(0, event_wait(&self->ev, NEURON_EVENT_EXEC_TIMEOUT, self->node.minor, 0, &e));
+	ASSERT_EQ(0, event_wait(&self->ev, NEURON_EVENT_NC_RESET, self->node.minor, 0, &e));
+	EXPECT_TRUE(e.has_code);
+	EXPECT_EQ((__u32)NEURON_RESET_EXEC_TIMEOUT, e.code);
+}
+
+/* ---- permissions, counters ---- */
+
+/* nobody sees that root holds NC 0, not by which pid. */
+TEST_F(genl, unprivileged_no_pid)
+{
+	struct nl_nc c;
+	pid_t pid;
+	int status;
+
+	if (geteuid())
+		SKIP(return, "needs root");
+	ASSERT_EQ(0, reserve(self->node.fd, 1));
+	ASSERT_EQ(0, nc_get(&self->nl, self->node.minor, 0, &c));
+	EXPECT_TRUE(c.has_pid);
+	EXPECT_EQ((__u32)getpid(), c.pid);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct nl nl;
+
+		if (neuron_drop_privileges(0, 0))
+			_exit(10);
+		if (nl_setup(&nl, false))
+			_exit(11);
+		if (nc_get(&nl, self->node.minor, 0, &c))
+			_exit(12);
+		if (c.state != NEURON_NC_RESERVED)
+			_exit(13);
+		if (c.has_pid)
+			_exit(14);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+TEST_F(genl, counters_move)
+{
+	struct nl_nc before, after;
+	__u32 model;
+	int i, ret;
+
+	if (!has_exec(&self->info))
+		SKIP(return, "needs NEURON_CAP_EXEC");
+	ASSERT_EQ(0, reserve(self->node.fd, 2));
+	ret = load_sp(self->node.fd, 1, false, &model);
+	ASSERT_EQ(0, ret) TH_LOG("MODEL_LOAD: %s", strerror(-ret));
+	ASSERT_EQ(0, nc_get(&self->nl, self->node.minor, 1, &before));
+	EXPECT_LE(1U, before.models);
+	for (i = 0; i < 5; i++)
+		ASSERT_EQ(NEURON_EXEC_OK, exec_sync(self->node.fd, model, 0));
+	ASSERT_EQ(0, nc_get(&self->nl, self->node.minor, 1, &after));
+	EXPECT_EQ(before.executions + 5, after.executions);
+	EXPECT_EQ(before.exec_errors, after.exec_errors);
+	EXPECT_LT(before.busy_ns, after.busy_ns);
+	EXPECT_EQ(before.models, after.models);
+}
+
+TEST_HARNESS_MAIN

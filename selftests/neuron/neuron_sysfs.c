@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The sysfs files of the neuron class devices and of the neuron_sim bus:
+ *  - the files present are exactly those documented in docs/ABI/testing
+ *    (the documented paths come from abi_paths.h, which the Makefile
+ *    generates from the What: lines; the files the driver core makes for
+ *    every device or bus are left out);
+ *  - the values agree with NEURON_QUERY_DEVICE, _MEM_USAGE and _NC_STATE;
+ *  - the counters move with copies, model loads and executions.
+ */
+#include "neuron_test.h"
+
+static const char *const abi_paths[] = {
+#include "abi_paths.h"
+};
+
+#define CLASS_DIR	"/sys/class/neuron/neuron<N>"
+#define SIM_DEV_DIR	NEURON_SIM_BUS "/devices/neuron_sim<ID>"
+
+/* Files of the driver core, documented by the kernel itself. */
+static const char *const core_files[] = {
+	"uevent", "subsystem", "device", "power", "driver", "driver_override",
+	"drivers_probe", "drivers_autoprobe", "devices", "drivers", "neuron",
+	"modalias",
+};
+
+static bool is_core_file(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(core_files); i++)
+		if (!strcmp(name, core_files[i]))
+			return true;
+	return false;
+}
+
+static bool documented(const char *pattern)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(abi_paths); i++)
+		if (!strcmp(abi_paths[i], pattern))
+			return true;
+	return false;
+}
+
+/*
+ * Every file of @dir (@pattern: its documented form) is documented, and
+ * its ncM subdirectories (@nc_count of them, none other) too. Returns the
+ * number of files checked.
+ */
+static int check_dir(struct __test_metadata *_metadata, const char *dir,
+		     const char *pattern, unsigned int nc_count, bool class_dir)
+{
+	char path[512], pat[512];
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	d = opendir(dir);
+	if (!d) {
+		EXPECT_EQ(0, -errno) TH_LOG("opendir %s", dir);
+		return 0;
+	}
+	while ((de = readdir(d))) {
+		unsigned int m;
+		char extra;
+		struct stat st;
+
+		if (de->d_name[0] == '.' || is_core_file(de->d_name))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		EXPECT_EQ(0, lstat(path, &st));
+		if (class_dir && sscanf(de->d_name, "nc%u%c", &m, &extra) == 1) {
+			char sub[512];
+
+			EXPECT_TRUE(S_ISDIR(st.st_mode));
+			EXPECT_LT(m, nc_count) TH_LOG("%s: no such NC", path);
+			snprintf(sub, sizeof(sub), "%s/nc<M>", pattern);
+			n += check_dir(_metadata, path, sub, 0, false);
+			continue;
+		}
+		snprintf(pat, sizeof(pat), "%s/%s", pattern, de->d_name);
+		EXPECT_TRUE(documented(pat)) TH_LOG("%s (%s) is not documented in docs/ABI",
+						    path, pat);
+		if (class_dir || strstr(pattern, "/nc<M>"))
+			EXPECT_EQ(0444U, st.st_mode & 0777)
+				TH_LOG("%s: mode %o", path, st.st_mode & 0777);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* Replace @key in @in by @val into @out. */
+static void subst(char *out, size_t size, const char *in, const char *key,
+		  const char *val)
+{
+	const char *p = strstr(in, key);
+
+	if (!p) {
+		snprintf(out, size, "%s", in);
+		return;
+	}
+	snprintf(out, size, "%.*s%s%s", (int)(p - in), in, val, p + strlen(key));
+}
+
+/* Read an unsigned decimal sysfs file. */
+static unsigned long long read_u64(struct __test_metadata *_metadata,
+				   const char *path)
+{
+	char buf[64], *end;
+	unsigned long long v = 0;
+
+	EXPECT_EQ(0, neuron_read_text(path, buf, sizeof(buf))) TH_LOG("%s", path);
+	v = strtoull(buf, &end, 10);
+	EXPECT_TRUE(end != buf && *end == '\n') TH_LOG("%s: '%s'", path, buf);
+	return v;
+}
+
+static void read_word(struct __test_metadata *_metadata, const char *path,
+		      char *buf, size_t size)
+{
+	ASSERT_EQ(0, neuron_read_text(path, buf, size)) TH_LOG("%s", path);
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+static unsigned long long nc_u64(struct __test_metadata *_metadata,
+				 unsigned int minor, unsigned int nc,
+				 const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/class/neuron/neuron%u/nc%u/%s",
+		 minor, nc, name);
+	return read_u64(_metadata, path);
+}
+
+static unsigned long long dev_u64(struct __test_metadata *_metadata,
+				  unsigned int minor, const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/class/neuron/neuron%u/%s", minor, name);
+	return read_u64(_metadata, path);
+}
+
+static const char *const nc_state_names[] = {
+	"free", "reserved", "running", "resetting", "failed",
+};
+
+FIXTURE(sysfs) {
+	struct neuron_node node;
+	struct neuron_device_info info;
+};
+
+FIXTURE_VARIANT(sysfs) NEURON_ARCH_VARIANT;
+FIXTURE_VARIANT_ADD(sysfs, v2) NEURON_ARCH_V2_VARIANT;
+FIXTURE_VARIANT_ADD(sysfs, v3) NEURON_ARCH_V3_VARIANT;
+
+FIXTURE_SETUP(sysfs)
+{
+	neuron_setup_node(_metadata, &self->node, variant->name, 64);
+	ASSERT_EQ(0, neuron_query_info(self->node.fd, &self->info, NULL));
+}
+
+FIXTURE_TEARDOWN(sysfs)
+{
+	neuron_node_release(&self->node);
+}
+
+/* What is there is documented. */
+TEST_F(sysfs, present_is_documented)
+{
+	char dir[128];
+	int n;
+
+	ASSERT_LT(0U, ARRAY_SIZE(abi_paths));
+	snprintf(dir, sizeof(dir), "/sys/class/neuron/neuron%u", self->node.minor);
+	n = check_dir(_metadata, dir, CLASS_DIR, self->info.nc_count, true);
+	EXPECT_EQ(7 + 1 + 10 * (int)self->info.nc_count, n);
+	if (neuron_mode() != NEURON_MODE_SIM)
+		return;
+	EXPECT_EQ(2, check_dir(_metadata, NEURON_SIM_BUS, NEURON_SIM_BUS, 0, false));
+	snprintf(dir, sizeof(dir), NEURON_SIM_BUS "/devices/neuron_sim%u",
+		 self->node.sim_id);
+	EXPECT_EQ(9, check_dir(_metadata, dir, SIM_DEV_DIR, 0, false));
+}
+
+/* What is documented is there (every NC of the device), and no more NCs. */
+TEST_F(sysfs, documented_is_present)
+{
+	char minor[16], id[16], nc[16], a[512], b[512], path[512];
+	unsigned int m;
+	size_t i;
+
+	snprintf(minor, sizeof(minor), "%u", self->node.minor);
+	snprintf(id, sizeof(id), "%u", self->node.sim_id);
+	for (i = 0; i < ARRAY_SIZE(abi_paths); i++) {
+		const char *p = abi_paths[i];
+
+		if (!strncmp(p, NEURON_SIM_BUS, strlen(NEURON_SIM_BUS)) &&
+		    neuron_mode() != NEURON_MODE_SIM)
+			continue;
+		subst(a, sizeof(a), p, "<N>", minor);
+		subst(b, sizeof(b), a, "<ID>", id);
+		for (m = 0; m < (strstr(b, "<M>") ? self->info.nc_count : 1); m++) {
+			snprintf(nc, sizeof(nc), "%u", m);
+			subst(path, sizeof(path), b, "<M>", nc);
+			EXPECT_EQ(0, access(path, F_OK)) TH_LOG("%s (%s) is missing", path, p);
+		}
+	}
+	snprintf(path, sizeof(path), "/sys/class/neuron/neuron%u/nc%u",
+		 self->node.minor, self->info.nc_count);
+	EXPECT_NE(0, access(path, F_OK)) TH_LOG("%s exists", path);
+}
+
+/* The values are those of QUERY. */
+TEST_F(sysfs, values_match_query)
+{
+	struct {
+		struct neuron_mem_usage u;
+		struct neuron_mem_usage_nc nc[8];
+	} usage;
+	struct {
+		struct neuron_nc_states h;
+		struct neuron_nc_state nc[8];
+	} states;
+	struct neuron_nc_reserve r = { .nc_mask = 2 };
+	struct neuron_mem_alloc a;
+	char path[128], buf[64];
+	unsigned int i, minor = self->node.minor;
+
+	snprintf(path, sizeof(path), "/sys/class/neuron/neuron%u/arch", minor);
+	read_word(_metadata, path, buf, sizeof(buf));
+	EXPECT_STREQ(self->info.arch_name, buf);
+	snprintf(path, sizeof(path), "/sys/class/neuron/neuron%u/product", minor);
+	read_word(_metadata, path, buf, sizeof(buf));
+	EXPECT_STREQ(self->info.product, buf);
+	snprintf(path, sizeof(path), "/sys/class/neuron/neuron%u/state", minor);
+	read_word(_metadata, path, buf, sizeof(buf));
+	EXPECT_STREQ("ok", buf);
+	EXPECT_EQ(self->info.nc_count, dev_u64(_metadata, minor, "nc_count"));
+	EXPECT_EQ(self->info.dram_size, dev_u64(_metadata, minor, "mem_total"));
+
+	/* Memory on NC 1 (device) and NC 0 (host), NC 1 reserved. */
+	ASSERT_EQ(0, neuron_mem_alloc(self->node.fd, NEURON_MEM_DEVICE, 3 * 4096, 1, &a));
+	ASSERT_EQ(0, neuron_mem_alloc(self->node.fd, NEURON_MEM_HOST, 2 * 4096, 0, &a));
+	ASSERT_EQ(0, neuron_ioctl(self->node.fd, NEURON_IOCTL_NC_RESERVE, &r));
+
+	ASSERT_EQ(0, neuron_query_into(self->node.fd, NEURON_QUERY_MEM_USAGE,
+				       &usage, sizeof(usage), NULL));
+	EXPECT_EQ(usage.u.device_bytes, dev_u64(_metadata, minor, "mem_used_device"));
+	EXPECT_EQ(usage.u.host_bytes, dev_u64(_metadata, minor, "mem_used_host"));
+	EXPECT_LE(3 * 4096ULL, usage.u.device_bytes);
+	EXPECT_LE(2 * 4096ULL, usage.u.host_bytes);
+	ASSERT_EQ(self->info.nc_count, usage.u.nc_count);
+	for (i = 0; i < usage.u.nc_count; i++) {
+		EXPECT_EQ(usage.nc[i].device_bytes, nc_u64(_metadata, minor, i, "mem_device"));
+		EXPECT_EQ(usage.nc[i].host_bytes, nc_u64(_metadata, minor, i, "mem_host"));
+	}
+	EXPECT_LE(3 * 4096ULL, nc_u64(_metadata, minor, 1, "mem_device"));
+	EXPECT_LE(2 * 4096ULL, nc_u64(_metadata, minor, 0, "mem_host"));
+
+	ASSERT_EQ(0, neuron_query_into(self->node.fd, NEURON_QUERY_NC_STATE,
+				       &states, sizeof(states), NULL));
+	ASSERT_EQ(self->info.nc_count, states.h.nc_count);
+	for (i = 0; i < states.h.nc_count; i++) {
+		snprintf(path, sizeof(path), "/sys/class/neuron/neuron%u/nc%u/state",
+			 minor, i);
+		read_word(_metadata, path, buf, sizeof(buf));
+		ASSERT_LT(states.nc[i].state, ARRAY_SIZE(nc_state_names));
+		EXPECT_STREQ(nc_state_names[states.nc[i].state], buf);
+	}
+	snprintf(path, sizeof(path), "/sys/class/neuron/neuron%u/nc1/state", minor);
+	read_word(_metadata, path, buf, sizeof(buf));
+	EXPECT_STREQ("reserved", buf);
+	snprintf(path, sizeof(path), "/sys/class/neuron/neuron%u/nc0/state", minor);
+	read_word(_metadata, path, buf, sizeof(buf));
+	EXPECT_STREQ("free", buf);
+}
+
+#define MM	8	/* the model: out[MM x MM] = in[MM x MM] * data[MM x MM] */
+
+/* MODEL_LOAD of a matmul model on @nc (data: 2 * identity): 0 or -errno. */
+static int model_load(int fd, __u32 nc, __u32 *handle)
+{
+	static const struct neuron_model_slot slots[2] = {
+		{ .size = MM * MM * 4, .kind = NEURON_SLOT_INPUT, .ndim = 2,
+		  .shape = { MM, MM } },
+		{ .size = MM * MM * 4, .kind = NEURON_SLOT_OUTPUT, .ndim = 2,
+		  .shape = { MM, MM } },
+	};
+	struct neuron_tpb_insn pe[2] = {
+		{ .opcode = NEURON_TPB_MATMUL, .m = MM, .k = MM, .n = MM,
+		  .dst = { NEURON_REGION_SLOT(1), 0 },
+		  .a = { NEURON_REGION_SLOT(0), 0 }, .b = { NEURON_REGION_DATA, 0 } },
+		{ .opcode = NEURON_TPB_END },
+	};
+	struct neuron_model_block block = { .insns = (uintptr_t)pe, .count = 2,
+					    .engine = NEURON_ENGINE_PE };
+	struct neuron_model_load l = {
+		.nc = nc,
+		.blocks = (uintptr_t)&block, .nblocks = 1,
+		.slots = (uintptr_t)slots, .nslots = 2,
+		.data_size = MM * MM * 4, .scratch_size = 4096,
+	};
+	float data[MM * MM] = { 0 };
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < MM; i++)
+		data[i * MM + i] = 2;
+	l.data = (uintptr_t)data;
+	err = neuron_ioctl(fd, NEURON_IOCTL_MODEL_LOAD, &l);
+	*handle = l.handle;
+	return err;
+}
+
+/* The counters move: copies, models, executions. */
+TEST_F(sysfs, counters_move)
+{
+	struct neuron_nc_reserve r = { .nc_mask = 2 };
+	unsigned int minor = self->node.minor;
+	unsigned long long jobs, execs, errs, busy, models, derr;
+	struct neuron_mem_alloc a;
+	__u32 in, out, model, bind[2];
+	struct neuron_execute x;
+	float buf[MM * MM];
+	unsigned int i;
+
+	ASSERT_EQ(0, neuron_ioctl(self->node.fd, NEURON_IOCTL_NC_RESERVE, &r));
+	ASSERT_EQ(0, neuron_mem_alloc(self->node.fd, NEURON_MEM_DEVICE, 4096, 1, &a));
+	in = a.handle;
+	ASSERT_EQ(0, neuron_mem_alloc(self->node.fd, NEURON_MEM_DEVICE, 4096, 1, &a));
+	out = a.handle;
+
+	jobs = nc_u64(_metadata, minor, 1, "dma_jobs");
+	derr = nc_u64(_metadata, minor, 1, "dma_errors");
+	for (i = 0; i < MM * MM; i++)
+		buf[i] = i + 1;
+	ASSERT_EQ(0, neuron_copy_op(self->node.fd, 0, 0, in, 0, buf, NULL,
+				    sizeof(buf), 0, NULL));
+	EXPECT_LT(jobs, nc_u64(_metadata, minor, 1, "dma_jobs"));
+	EXPECT_EQ(derr, nc_u64(_metadata, minor, 1, "dma_errors"));
+	EXPECT_EQ(0ULL, nc_u64(_metadata, minor, 0, "dma_jobs"));
+
+	if (!(self->info.caps & NEURON_CAP_EXEC))
+		return;
+	models = nc_u64(_metadata, minor, 1, "models");
+	ASSERT_EQ(0, model_load(self->node.fd, 1, &model));
+	EXPECT_EQ(models + 1, nc_u64(_metadata, minor, 1, "models"));
+	execs = nc_u64(_metadata, minor, 1, "executions");
+	errs = nc_u64(_metadata, minor, 1, "exec_errors");
+	busy = nc_u64(_metadata, minor, 1, "busy_ns");
+	bind[0] = in;
+	bind[1] = out;
+	memset(&x, 0, sizeof(x));
+	x.model = model;
+	x.flags = NEURON_EXEC_WAIT;
+	x.bindings = (uintptr_t)bind;
+	x.nbindings = 2;
+	ASSERT_EQ(0, neuron_ioctl(self->node.fd, NEURON_IOCTL_EXECUTE, &x));
+	ASSERT_EQ((__u32)NEURON_EXEC_OK, x.status);
+	EXPECT_EQ(execs + 1, nc_u64(_metadata, minor, 1, "executions"));
+	EXPECT_EQ(errs, nc_u64(_metadata, minor, 1, "exec_errors"));
+	EXPECT_LT(busy, nc_u64(_metadata, minor, 1, "busy_ns"));
+	EXPECT_EQ(0ULL, nc_u64(_metadata, minor, 1, "resets"));
+	EXPECT_EQ(0ULL, nc_u64(_metadata, minor, 0, "executions"));
+}
+
+/* debugfs (not an ABI): the queue state files exist, 0400, and parse. */
+TEST_F(sysfs, debugfs_queues)
+{
+	struct neuron_nc_reserve r = { .nc_mask = 2 };
+	unsigned int prod = 0, done = 1, pending = 1, depth = 1;
+	char path[128], buf[1024];
+	struct neuron_mem_alloc a;
+	unsigned char data[4096];
+	const char *p;
+	struct stat st;
+	int nsc;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/neuron/neuron%u", self->node.minor);
+	if (access("/sys/kernel/debug/neuron", F_OK))
+		SKIP(return, "no debugfs at /sys/kernel/debug");
+	ASSERT_EQ(0, stat(path, &st)) TH_LOG("%s", path);
+	snprintf(path, sizeof(path), "/sys/kernel/debug/neuron/neuron%u/nc%u",
+		 self->node.minor, self->info.nc_count);
+	EXPECT_NE(0, access(path, F_OK));
+
+	ASSERT_EQ(0, neuron_ioctl(self->node.fd, NEURON_IOCTL_NC_RESERVE, &r));
+	ASSERT_EQ(0, neuron_mem_alloc(self->node.fd, NEURON_MEM_DEVICE, 4096, 1, &a));
+	memset(data, 1, sizeof(data));
+	ASSERT_EQ(0, neuron_copy_op(self->node.fd, 0, 0, a.handle, 0, data, NULL,
+				    sizeof(data), 0, NULL));
+	snprintf(path, sizeof(path), "/sys/kernel/debug/neuron/neuron%u/nc1/dma",
+		 self->node.minor);
+	ASSERT_EQ(0, stat(path, &st));
+	EXPECT_EQ(0400U, st.st_mode & 0777);
+	ASSERT_EQ(0, neuron_read_text(path, buf, sizeof(buf)));
+	p = strstr(buf, "prod: ");
+	ASSERT_NE(NULL, p) TH_LOG("%s", buf);
+	nsc = sscanf(p, "prod: %u", &prod);
+	EXPECT_EQ(1, nsc);
+	EXPECT_LT(0U, prod);
+	p = strstr(buf, "done_idx: ");
+	ASSERT_NE(NULL, p);
+	nsc = sscanf(p, "done_idx: %u", &done);
+	EXPECT_EQ(1, nsc);
+	EXPECT_EQ(prod, done);
+	p = strstr(buf, "pending_jobs: ");
+	ASSERT_NE(NULL, p);
+	nsc = sscanf(p, "pending_jobs: %u", &pending);
+	EXPECT_EQ(1, nsc);
+	EXPECT_EQ(0U, pending);
+	EXPECT_NE(NULL, strstr(buf, "stopped: 0"));
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/neuron/neuron%u/nc1/exec",
+		 self->node.minor);
+	ASSERT_EQ(0, neuron_read_text(path, buf, sizeof(buf)));
+	if (strstr(buf, "created: 1")) {
+		p = strstr(buf, "depth: ");
+		ASSERT_NE(NULL, p);
+		nsc = sscanf(p, "depth: %u", &depth);
+		EXPECT_EQ(1, nsc);
+		EXPECT_EQ(0U, depth);
+	}
+}
+
+TEST_HARNESS_MAIN

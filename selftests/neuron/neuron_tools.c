@@ -1,0 +1,1007 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * neuron selftests: the netlink tools neuron-ls and neuron-monitor
+ * (tools/Makefile.nl), run as child processes from the folder of this
+ * program (or NEURON_TOOLS_DIR): neuron-ls --json is strict JSON and agrees
+ * with NEURON_IOCTL_QUERY of every /dev/neuronN (count, arch, nc_count,
+ * memory, NC states); neuron-monitor --count prints the events of a
+ * simulated device created and removed; --prometheus is the text
+ * exposition format with a sample per NC; --help exits 0, a bad option
+ * 64; an unprivileged user lists fine but sees no owner pid of root's
+ * reservation.
+ *
+ * Not in selftests/neuron/Makefile: it needs the tools built (libnl).
+ * Build: gcc -static -O2 -Wall -Wextra -Werror -I uapi -I $KSFT_INC \
+ *	selftests/neuron/neuron_tools.c -o neuron_tools
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <glob.h>
+#include <libgen.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <sys/wait.h>
+
+#include "neuron_test.h"
+
+#define TOOL_TIMEOUT_MS		10000
+#define TOOL_OUT_MAX		(1024 * 1024)
+
+/* ---- a strict JSON parser (RFC 8259), into a tree ---- */
+
+enum jtype { J_NULL, J_FALSE, J_TRUE, J_NUM, J_STR, J_ARR, J_OBJ };
+
+struct jval {
+	enum jtype type;
+	double num;
+	bool is_uint;			/* an integer without sign, fraction, exponent */
+	unsigned long long u;
+	char *str;			/* J_STR; the key of an object member */
+	char *key;
+	struct jval *child, *next;	/* J_ARR, J_OBJ: first element/member */
+};
+
+struct jparser {
+	const char *p, *end;
+	int depth;
+};
+
+static void jfree(struct jval *v)
+{
+	while (v) {
+		struct jval *next = v->next;
+
+		jfree(v->child);
+		free(v->str);
+		free(v->key);
+		free(v);
+		v = next;
+	}
+}
+
+static void jws(struct jparser *j)
+{
+	while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' ||
+				 *j->p == '\r'))
+		j->p++;
+}
+
+static int jhex(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* A string at j->p ('"'): a malloc'ed UTF-8 copy, or NULL if malformed. */
+static char *jstring(struct jparser *j)
+{
+	size_t cap = 16, len = 0;
+	char *s = malloc(cap);
+
+	if (!s || j->p >= j->end || *j->p != '"')
+		goto bad;
+	j->p++;
+	while (j->p < j->end && *j->p != '"') {
+		unsigned int c = (unsigned char)*j->p++;
+
+		if (c < 0x20)
+			goto bad;
+		if (c == '\\') {
+			if (j->p >= j->end)
+				goto bad;
+			c = (unsigned char)*j->p++;
+			switch (c) {
+			case '"':
+			case '\\':
+			case '/':
+				break;
+			case 'b':
+				c = '\b';
+				break;
+			case 'f':
+				c = '\f';
+				break;
+			case 'n':
+				c = '\n';
+				break;
+			case 'r':
+				c = '\r';
+				break;
+			case 't':
+				c = '\t';
+				break;
+			case 'u': {
+				int i, h;
+
+				if (j->end - j->p < 4)
+					goto bad;
+				for (c = 0, i = 0; i < 4; i++) {
+					h = jhex(j->p[i]);
+					if (h < 0)
+						goto bad;
+					c = c * 16 + h;
+				}
+				j->p += 4;
+				/* Kept as one byte below 0x100 (enough for the tests). */
+				if (c >= 0x100 || c == 0)
+					c = '?';
+				break;
+			}
+			default:
+				goto bad;
+			}
+		}
+		if (len + 2 > cap) {
+			char *n = realloc(s, cap *= 2);
+
+			if (!n)
+				goto bad;
+			s = n;
+		}
+		s[len++] = (char)c;
+	}
+	if (j->p >= j->end)
+		goto bad;
+	j->p++;
+	s[len] = '\0';
+	return s;
+bad:
+	free(s);
+	return NULL;
+}
+
+static struct jval *jvalue(struct jparser *j);
+
+static bool jnumber(struct jparser *j, struct jval *v)
+{
+	const char *start = j->p;
+	bool plain = true;
+	char buf[64];
+
+	if (j->p < j->end && *j->p == '-') {
+		plain = false;
+		j->p++;
+	}
+	if (j->p >= j->end || !isdigit((unsigned char)*j->p))
+		return false;
+	if (*j->p == '0')
+		j->p++;
+	else
+		while (j->p < j->end && isdigit((unsigned char)*j->p))
+			j->p++;
+	if (j->p < j->end && *j->p == '.') {
+		plain = false;
+		j->p++;
+		if (j->p >= j->end || !isdigit((unsigned char)*j->p))
+			return false;
+		while (j->p < j->end && isdigit((unsigned char)*j->p))
+			j->p++;
+	}
+	if (j->p < j->end && (*j->p == 'e' || *j->p == 'E')) {
+		plain = false;
+		j->p++;
+		if (j->p < j->end && (*j->p == '+' || *j->p == '-'))
+			j->p++;
+		if (j->p >= j->end || !isdigit((unsigned char)*j->p))
+			return false;
+		while (j->p < j->end && isdigit((unsigned char)*j->p))
+			j->p++;
+	}
+	if ((size_t)(j->p - start) >= sizeof(buf))
+		return false;
+	memcpy(buf, start, j->p - start);
+	buf[j->p - start] = '\0';
+	v->type = J_NUM;
+	v->num = strtod(buf, NULL);
+	if (plain) {
+		errno = 0;
+		v->u = strtoull(buf, NULL, 10);
+		v->is_uint = !errno;
+	}
+	return true;
+}
+
+static bool jlit(struct jparser *j, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	if ((size_t)(j->end - j->p) < n || memcmp(j->p, lit, n))
+		return false;
+	j->p += n;
+	return true;
+}
+
+static struct jval *jvalue(struct jparser *j)
+{
+	struct jval *v = calloc(1, sizeof(*v)), **tail;
+
+	if (!v || ++j->depth > 64)
+		goto bad;
+	jws(j);
+	if (j->p >= j->end)
+		goto bad;
+	switch (*j->p) {
+	case '{':
+	case '[': {
+		bool obj = *j->p == '{';
+		char close = obj ? '}' : ']';
+
+		v->type = obj ? J_OBJ : J_ARR;
+		j->p++;
+		jws(j);
+		tail = &v->child;
+		if (j->p < j->end && *j->p == close) {
+			j->p++;
+			break;
+		}
+		for (;;) {
+			char *key = NULL;
+			struct jval *e;
+
+			if (obj) {
+				jws(j);
+				key = jstring(j);
+				if (!key)
+					goto bad;
+				jws(j);
+				if (j->p >= j->end || *j->p != ':') {
+					free(key);
+					goto bad;
+				}
+				j->p++;
+			}
+			e = jvalue(j);
+			if (!e) {
+				free(key);
+				goto bad;
+			}
+			e->key = key;
+			*tail = e;
+			tail = &e->next;
+			jws(j);
+			if (j->p < j->end && *j->p == ',') {
+				j->p++;
+				continue;
+			}
+			if (j->p < j->end && *j->p == close) {
+				j->p++;
+				break;
+			}
+			goto bad;
+		}
+		break;
+	}
+	case '"':
+		v->type = J_STR;
+		v->str = jstring(j);
+		if (!v->str)
+			goto bad;
+		break;
+	case 't':
+		v->type = J_TRUE;
+		if (!jlit(j, "true"))
+			goto bad;
+		break;
+	case 'f':
+		v->type = J_FALSE;
+		if (!jlit(j, "false"))
+			goto bad;
+		break;
+	case 'n':
+		v->type = J_NULL;
+		if (!jlit(j, "null"))
+			goto bad;
+		break;
+	default:
+		if (!jnumber(j, v))
+			goto bad;
+	}
+	j->depth--;
+	return v;
+bad:
+	jfree(v);
+	return NULL;
+}
+
+/* Parse all of @text (one value, only whitespace around): NULL if bad. */
+static struct jval *jparse(const char *text, size_t len)
+{
+	struct jparser j = { text, text + len, 0 };
+	struct jval *v = jvalue(&j);
+
+	if (!v)
+		return NULL;
+	jws(&j);
+	if (j.p != j.end) {
+		jfree(v);
+		return NULL;
+	}
+	return v;
+}
+
+/* Member @key of object @o, or NULL. Duplicated keys are refused. */
+static const struct jval *jget(const struct jval *o, const char *key)
+{
+	const struct jval *e, *found = NULL;
+
+	if (!o || o->type != J_OBJ)
+		return NULL;
+	for (e = o->child; e; e = e->next)
+		if (!strcmp(e->key, key)) {
+			if (found)
+				return NULL;
+			found = e;
+		}
+	return found;
+}
+
+static bool jget_u64(const struct jval *o, const char *key, unsigned long long *u)
+{
+	const struct jval *v = jget(o, key);
+
+	if (!v || v->type != J_NUM || !v->is_uint)
+		return false;
+	*u = v->u;
+	return true;
+}
+
+static const char *jget_str(const struct jval *o, const char *key)
+{
+	const struct jval *v = jget(o, key);
+
+	return v && v->type == J_STR ? v->str : NULL;
+}
+
+static unsigned int jlen(const struct jval *a)
+{
+	const struct jval *e;
+	unsigned int n = 0;
+
+	for (e = a ? a->child : NULL; e; e = e->next)
+		n++;
+	return n;
+}
+
+/* ---- running the tools ---- */
+
+static char tools_dir[PATH_MAX / 2];
+
+/* The folder of the tools: NEURON_TOOLS_DIR, else this program's. */
+static void tools_dir_init(void)
+{
+	const char *env = getenv("NEURON_TOOLS_DIR");
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	if (env && *env && strlen(env) < sizeof(tools_dir)) {
+		memcpy(tools_dir, env, strlen(env) + 1);
+		return;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n < 0) {
+		snprintf(tools_dir, sizeof(tools_dir), ".");
+		return;
+	}
+	exe[n] = '\0';
+	if ((size_t)snprintf(tools_dir, sizeof(tools_dir), "%s", dirname(exe)) >=
+	    sizeof(tools_dir))
+		snprintf(tools_dir, sizeof(tools_dir), ".");
+}
+
+static bool tool_path(const char *name, char *path, size_t size)
+{
+	if (!tools_dir[0])
+		tools_dir_init();
+	if ((size_t)snprintf(path, size, "%s/%s", tools_dir, name) >= size)
+		return false;
+	return access(path, X_OK) == 0;
+}
+
+struct tool_run {
+	char *out;		/* stdout, NUL-terminated */
+	size_t len;
+	char err[4096];		/* the start of stderr */
+	int status;		/* exit status, or 128 + signal, -1 on timeout */
+};
+
+enum tool_flags {
+	TOOL_NOBODY = 1,	/* as uid/gid 65534 without capabilities */
+	TOOL_TTY_LESS = 2,	/* stdin /dev/null (always, in fact) */
+};
+
+/*
+ * Run tool @argv[0] (a name in tools_dir) with stdin /dev/null, stdout and
+ * stderr captured, for at most TOOL_TIMEOUT_MS: 0, or -errno.
+ */
+static int tool_run(char *const argv[], int flags, struct tool_run *r)
+{
+	int out[2], err[2], exe, devnull, status;
+	struct pollfd pfd[2];
+	size_t cap = 65536, elen = 0;
+	char path[PATH_MAX];
+	__s64 deadline;
+	pid_t pid;
+
+	memset(r, 0, sizeof(*r));
+	r->status = -1;
+	if (!tool_path(argv[0], path, sizeof(path)))
+		return -ENOENT;
+	r->out = malloc(cap);
+	if (!r->out)
+		return -ENOMEM;
+	/* Opened as root: the VM's root folder is 0700 to nobody. */
+	exe = open(path, O_PATH | O_CLOEXEC);
+	if (exe < 0)
+		return -errno;
+	if (pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
+		close(exe);
+		return -errno;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		static char *const envp[] = { "PATH=/bin:/sbin:/usr/bin", "LC_ALL=C", NULL };
+
+		devnull = open("/dev/null", O_RDONLY);
+		if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out[1], 1) < 0 ||
+		    dup2(err[1], 2) < 0)
+			_exit(126);
+		if ((flags & TOOL_NOBODY) && neuron_drop_privileges(0, 1 << 20))
+			_exit(125);
+		syscall(SYS_execveat, exe, "", argv, envp, AT_EMPTY_PATH);
+		_exit(127);
+	}
+	close(exe);
+	close(out[1]);
+	close(err[1]);
+	deadline = neuron_now_ns() + TOOL_TIMEOUT_MS * 1000000LL;
+	pfd[0] = (struct pollfd){ .fd = out[0], .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = err[0], .events = POLLIN };
+	while (pfd[0].fd >= 0 || pfd[1].fd >= 0) {
+		__s64 left = (deadline - neuron_now_ns()) / 1000000;
+		ssize_t n;
+
+		if (left <= 0)
+			break;
+		if (poll(pfd, 2, (int)left) <= 0)
+			continue;
+		if (pfd[0].revents) {
+			if (r->len + 1 >= cap && cap < TOOL_OUT_MAX) {
+				char *m = realloc(r->out, cap * 2);
+
+				if (m) {
+					r->out = m;
+					cap *= 2;
+				}
+			}
+			n = r->len + 1 < cap ? read(out[0], r->out + r->len, cap - 1 - r->len) : 0;
+			if (n <= 0) {
+				close(out[0]);
+				pfd[0].fd = -1;
+			} else {
+				r->len += n;
+			}
+		}
+		if (pfd[1].revents) {
+			char sink[1024];
+
+			n = read(err[0], sink, sizeof(sink));
+			if (n <= 0) {
+				close(err[0]);
+				pfd[1].fd = -1;
+			} else if (elen + 1 < sizeof(r->err)) {
+				size_t k = (size_t)n < sizeof(r->err) - 1 - elen ?
+					   (size_t)n : sizeof(r->err) - 1 - elen;
+
+				memcpy(r->err + elen, sink, k);
+				elen += k;
+			}
+		}
+	}
+	r->out[r->len] = '\0';
+	r->err[elen] = '\0';
+	if (pfd[0].fd >= 0 || pfd[1].fd >= 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		if (pfd[0].fd >= 0)
+			close(pfd[0].fd);
+		if (pfd[1].fd >= 0)
+			close(pfd[1].fd);
+		return 0;	/* status -1: timed out */
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return -errno;
+	r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return 0;
+}
+
+static void tool_free(struct tool_run *r)
+{
+	free(r->out);
+	r->out = NULL;
+}
+
+#define SKIP_WITHOUT_TOOL(name) do { \
+	char _p[PATH_MAX]; \
+	if (!tool_path(name, _p, sizeof(_p))) \
+		NEURON_SKIP_SETUP("%.200s not found (NEURON_TOOLS_DIR)", _p); \
+} while (0)
+
+/* ---- the QUERY view of every device ---- */
+
+struct nc_states {
+	struct neuron_nc_states h;
+	struct neuron_nc_state nc[NEURON_TEST_MAX_NC];
+};
+
+/* The minors of /dev/neuronN, sorted: their count. */
+static int device_minors(unsigned int *minors, int max)
+{
+	glob_t g;
+	size_t i;
+	int n = 0;
+
+	if (glob("/dev/neuron[0-9]*", 0, NULL, &g))
+		return 0;
+	for (i = 0; i < g.gl_pathc && n < max; i++) {
+		unsigned int m;
+		char extra;
+
+		if (sscanf(g.gl_pathv[i], "/dev/neuron%u%c", &m, &extra) == 1)
+			minors[n++] = m;
+	}
+	globfree(&g);
+	for (i = 1; i < (size_t)n; i++) {	/* insertion sort */
+		unsigned int v = minors[i];
+		size_t k = i;
+
+		for (; k > 0 && minors[k - 1] > v; k--)
+			minors[k] = minors[k - 1];
+		minors[k] = v;
+	}
+	return n;
+}
+
+/* The device of minor @minor in the neuron-ls document, or NULL. */
+static const struct jval *json_device(const struct jval *doc, unsigned int minor)
+{
+	const struct jval *d;
+	unsigned long long idx;
+
+	for (d = jget(doc, "devices") ? jget(doc, "devices")->child : NULL; d; d = d->next)
+		if (jget_u64(d, "index", &idx) && idx == minor)
+			return d;
+	return NULL;
+}
+
+static const struct jval *json_core(const struct jval *dev, unsigned int nc)
+{
+	const struct jval *c;
+	unsigned long long idx;
+
+	for (c = jget(dev, "cores") ? jget(dev, "cores")->child : NULL; c; c = c->next)
+		if (jget_u64(c, "index", &idx) && idx == nc)
+			return c;
+	return NULL;
+}
+
+static const char *const state_names[] = {
+	[NEURON_NC_FREE] = "free", [NEURON_NC_RESERVED] = "reserved",
+	[NEURON_NC_RUNNING] = "running", [NEURON_NC_RESETTING] = "resetting",
+	[NEURON_NC_FAILED] = "failed",
+};
+
+/* Run neuron-ls --json (as nobody with @flags) and parse it. */
+static struct jval *ls_json(struct __test_metadata *_metadata, int flags)
+{
+	char *const argv[] = { "neuron-ls", "--json", NULL };
+	struct tool_run r;
+	struct jval *doc;
+
+	EXPECT_EQ(0, tool_run(argv, flags, &r));
+	EXPECT_EQ(0, r.status) TH_LOG("neuron-ls --json: %s", r.err);
+	doc = r.status ? NULL : jparse(r.out, r.len);
+	EXPECT_NE(NULL, doc) TH_LOG("not JSON: %s", r.out);
+	tool_free(&r);
+	return doc;
+}
+
+FIXTURE(tools) {
+	struct neuron_node node;
+	struct neuron_device_info info;
+};
+
+FIXTURE_SETUP(tools)
+{
+	/* Before a device is created: a skip here ends the test child. */
+	SKIP_WITHOUT_TOOL("neuron-ls");
+	SKIP_WITHOUT_TOOL("neuron-monitor");
+	neuron_setup_node(_metadata, &self->node, NULL, 64);
+	ASSERT_EQ(0, neuron_query_info(self->node.fd, &self->info, NULL));
+}
+
+FIXTURE_TEARDOWN(tools)
+{
+	neuron_node_release(&self->node);
+}
+
+/* neuron-ls --json: strict JSON, agreeing with QUERY of each device. */
+TEST_F(tools, ls_json_matches_query)
+{
+	unsigned int minors[NEURON_MAX_DEVICES];
+	const struct jval *devs, *d, *c;
+	unsigned long long u;
+	struct jval *doc;
+	int n, i;
+	__u32 k;
+
+	n = device_minors(minors, NEURON_MAX_DEVICES);
+	doc = ls_json(_metadata, 0);
+	ASSERT_NE(NULL, doc);
+	devs = jget(doc, "devices");
+	ASSERT_NE(NULL, devs);
+	ASSERT_EQ(J_ARR, (int)devs->type);
+	EXPECT_EQ((unsigned int)n, jlen(devs));
+	for (i = 0; i < n; i++) {
+		struct neuron_device_info info;
+		struct nc_states st;
+		char path[64];
+		int fd;
+
+		snprintf(path, sizeof(path), "/dev/neuron%u", minors[i]);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		ASSERT_LE(0, fd) TH_LOG("open %s: %s", path, strerror(errno));
+		ASSERT_EQ(0, neuron_query_info(fd, &info, NULL));
+		d = json_device(doc, minors[i]);
+		ASSERT_NE(NULL, d) TH_LOG("%s is not in neuron-ls --json", path);
+		EXPECT_TRUE(jget_u64(d, "arch", &u));
+		EXPECT_EQ(info.arch, u);
+		EXPECT_STREQ(info.arch_name, jget_str(d, "arch_name") ?: "(none)");
+		EXPECT_STREQ(info.product, jget_str(d, "product") ?: "(none)");
+		EXPECT_TRUE(jget_u64(d, "nc_count", &u));
+		EXPECT_EQ(info.nc_count, u);
+		EXPECT_TRUE(jget_u64(d, "memory_total", &u));
+		EXPECT_EQ(info.dram_size, u);
+		if (info.flags & NEURON_DEV_SIMULATED) {
+			EXPECT_TRUE(jget_u64(d, "sim_id", &u));
+			EXPECT_EQ(info.sim_id, u);
+		}
+		EXPECT_EQ(info.nc_count, jlen(jget(d, "cores")));
+		if (info.caps & NEURON_CAP_RESERVE) {
+			ASSERT_EQ(0, neuron_query_into(fd, NEURON_QUERY_NC_STATE, &st,
+						       sizeof(st), NULL));
+			for (k = 0; k < st.h.nc_count && k < NEURON_TEST_MAX_NC; k++) {
+				c = json_core(d, k);
+				ASSERT_NE(NULL, c) TH_LOG("%s NC %u missing", path, k);
+				ASSERT_LT(st.nc[k].state, ARRAY_SIZE(state_names));
+				EXPECT_STREQ(state_names[st.nc[k].state],
+					     jget_str(c, "state") ?: "(none)");
+				EXPECT_TRUE(jget_u64(c, "executions", &u));
+				EXPECT_TRUE(jget_u64(c, "resets", &u));
+			}
+		}
+		close(fd);
+	}
+	jfree(doc);
+}
+
+/* The table: one line per device and NC, exit 0. */
+TEST_F(tools, ls_table)
+{
+	char *const argv[] = { "neuron-ls", NULL };
+	char needle[64];
+	struct tool_run r;
+
+	ASSERT_EQ(0, tool_run(argv, 0, &r));
+	EXPECT_EQ(0, r.status) TH_LOG("%s", r.err);
+	EXPECT_NE(NULL, strstr(r.out, "DEV ")) TH_LOG("%s", r.out);
+	snprintf(needle, sizeof(needle), "sim %u", self->node.sim_id);
+	if (self->node.created)
+		EXPECT_NE(NULL, strstr(r.out, needle)) TH_LOG("%s", r.out);
+	tool_free(&r);
+}
+
+/* A reservation of root: its owner pid shown to root, not to nobody. */
+TEST_F(tools, owner_pid_hidden_from_nobody)
+{
+	struct neuron_nc_reserve res = { .nc_mask = 1 };
+	unsigned long long pid;
+	const struct jval *c;
+	struct jval *doc;
+
+	if (!(self->info.caps & NEURON_CAP_RESERVE))
+		SKIP(return, "no NEURON_CAP_RESERVE");
+	ASSERT_EQ(0, neuron_ioctl(self->node.fd, NEURON_IOCTL_NC_RESERVE, &res));
+
+	doc = ls_json(_metadata, 0);
+	ASSERT_NE(NULL, doc);
+	c = json_core(json_device(doc, self->node.minor), 0);
+	ASSERT_NE(NULL, c);
+	EXPECT_STREQ("reserved", jget_str(c, "state") ?: "(none)");
+	EXPECT_TRUE(jget_u64(c, "owner_pid", &pid));
+	EXPECT_EQ((unsigned long long)getpid(), pid);
+	jfree(doc);
+
+	doc = ls_json(_metadata, TOOL_NOBODY);
+	ASSERT_NE(NULL, doc);
+	c = json_core(json_device(doc, self->node.minor), 0);
+	ASSERT_NE(NULL, c);
+	EXPECT_STREQ("reserved", jget_str(c, "state") ?: "(none)");
+	ASSERT_NE(NULL, jget(c, "owner_pid"));
+	EXPECT_EQ(J_NULL, (int)jget(c, "owner_pid")->type);
+	jfree(doc);
+}
+
+/* neuron-monitor --count 2: the events of a device created and removed. */
+TEST_F(tools, monitor_device_events)
+{
+	char *const argv[] = { "neuron-monitor", "--count", "2", "--verbose", NULL };
+	int out[2], err[2], exe, status, i;
+	char path[PATH_MAX], buf[8192], line[256] = "";
+	struct neuron_node n2;
+	size_t len = 0, elen = 0;
+	struct timespec now;
+	__s64 deadline;
+	char *p, *nl;
+	pid_t pid;
+
+	if (neuron_mode() != NEURON_MODE_SIM)
+		SKIP(return, "needs simulated devices");
+	ASSERT_TRUE(tool_path("neuron-monitor", path, sizeof(path)));
+	exe = open(path, O_PATH | O_CLOEXEC);
+	ASSERT_LE(0, exe);
+	ASSERT_EQ(0, pipe2(out, O_CLOEXEC));
+	ASSERT_EQ(0, pipe2(err, O_CLOEXEC));
+	fflush(NULL);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int devnull = open("/dev/null", O_RDONLY);
+
+		dup2(devnull, 0);
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		syscall(SYS_execveat, exe, "", argv, environ, AT_EMPTY_PATH);
+		_exit(127);
+	}
+	close(exe);
+	close(out[1]);
+	close(err[1]);
+	/* Wait for "subscribed" on its stderr. */
+	deadline = neuron_now_ns() + TOOL_TIMEOUT_MS * 1000000LL;
+	while (!strstr(line, "subscribed") && neuron_now_ns() < deadline) {
+		struct pollfd pfd = { .fd = err[0], .events = POLLIN };
+		ssize_t k;
+
+		if (poll(&pfd, 1, 100) <= 0)
+			continue;
+		k = read(err[0], line + elen, sizeof(line) - 1 - elen);
+		if (k <= 0)
+			break;
+		elen += k;
+		line[elen] = '\0';
+	}
+	if (!strstr(line, "subscribed")) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		ASSERT_NE(NULL, strstr(line, "subscribed")) TH_LOG("stderr: %s", line);
+	}
+
+	ASSERT_EQ(0, neuron_sim_create(&n2, "v2", 16));
+	EXPECT_EQ(0, neuron_sim_remove(&n2));
+
+	deadline = neuron_now_ns() + TOOL_TIMEOUT_MS * 1000000LL;
+	for (;;) {
+		struct pollfd pfd = { .fd = out[0], .events = POLLIN };
+		ssize_t k;
+
+		if (neuron_now_ns() >= deadline)
+			break;
+		if (poll(&pfd, 1, 100) <= 0)
+			continue;
+		k = read(out[0], buf + len, sizeof(buf) - 1 - len);
+		if (k <= 0)
+			break;
+		len += k;
+	}
+	buf[len] = '\0';
+	if (neuron_now_ns() >= deadline)
+		kill(pid, SIGKILL);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	close(out[0]);
+	close(err[0]);
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("status %#x, stdout: %s", status, buf);
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	for (i = 0, p = buf; i < 2; i++, p = nl + 1) {
+		static const char *const expect[] = { "device_added", "device_removed" };
+		unsigned long long dev;
+		const struct jval *t;
+		struct jval *ev;
+
+		nl = strchr(p, '\n');
+		ASSERT_NE(NULL, nl) TH_LOG("event %d missing: %s", i, buf);
+		ev = jparse(p, nl - p);
+		ASSERT_NE(NULL, ev) TH_LOG("not JSON: %.*s", (int)(nl - p), p);
+		EXPECT_STREQ(expect[i], jget_str(ev, "event") ?: "(none)");
+		EXPECT_TRUE(jget_u64(ev, "device", &dev));
+		EXPECT_EQ(n2.minor, dev);
+		t = jget(ev, "time");
+		ASSERT_NE(NULL, t);
+		ASSERT_EQ(J_NUM, (int)t->type);
+		EXPECT_LT(fabs(t->num - (now.tv_sec + now.tv_nsec / 1e9)), 60.0);
+		jfree(ev);
+	}
+	EXPECT_EQ('\0', *p) TH_LOG("more than 2 lines: %s", buf);
+}
+
+/* --prometheus: HELP and TYPE of each family, a sample per NC. */
+TEST_F(tools, monitor_prometheus)
+{
+	char *const argv[] = { "neuron-monitor", "--prometheus", NULL };
+	static const char *const families[] = {
+		"neuron_nc_executions_total counter", "neuron_nc_state gauge",
+		"neuron_device_memory_used_bytes gauge", "neuron_nc_resets_total counter",
+	};
+	char needle[160], *line, *save, *copy;
+	struct tool_run r;
+	unsigned int k;
+
+	ASSERT_EQ(0, tool_run(argv, 0, &r));
+	ASSERT_EQ(0, r.status) TH_LOG("%s", r.err);
+	for (k = 0; k < ARRAY_SIZE(families); k++) {
+		char name[64];
+
+		snprintf(needle, sizeof(needle), "# TYPE %s\n", families[k]);
+		EXPECT_NE(NULL, strstr(r.out, needle)) TH_LOG("no '%s'", needle);
+		ASSERT_TRUE(sscanf(families[k], "%63s", name) == 1);
+		snprintf(needle, sizeof(needle), "# HELP %s ", name);
+		EXPECT_NE(NULL, strstr(r.out, needle)) TH_LOG("no '%s'", needle);
+	}
+	for (k = 0; k < self->info.nc_count; k++) {
+		snprintf(needle, sizeof(needle),
+			 "\nneuron_nc_executions_total{device=\"%u\",nc=\"%u\"} ",
+			 self->node.minor, k);
+		EXPECT_NE(NULL, strstr(r.out, needle)) TH_LOG("no '%s'", needle + 1);
+		snprintf(needle, sizeof(needle), "\nneuron_nc_state{device=\"%u\",nc=\"%u\"} ",
+			 self->node.minor, k);
+		EXPECT_NE(NULL, strstr(r.out, needle)) TH_LOG("no '%s'", needle + 1);
+	}
+	snprintf(needle, sizeof(needle),
+		 "\nneuron_device_memory_used_bytes{device=\"%u\",kind=\"device\"} ",
+		 self->node.minor);
+	EXPECT_NE(NULL, strstr(r.out, needle)) TH_LOG("no '%s'", needle + 1);
+	/* Every sample line: name{labels} value, its family typed before. */
+	copy = strdup(r.out);
+	ASSERT_NE(NULL, copy);
+	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *at = r.out + (line - copy), *type_line;
+		char name[128], typed[160];
+		const char *brace, *close;
+		char *end;
+
+		if (line[0] == '#')
+			continue;
+		brace = strchr(line, '{');
+		close = strrchr(line, '}');
+		ASSERT_TRUE(brace && close && close > brace && close[1] == ' ')
+			TH_LOG("bad line '%s'", line);
+		snprintf(name, sizeof(name), "%.*s", (int)(brace - line), line);
+		strtod(close + 2, &end);
+		EXPECT_TRUE(end != close + 2 && *end == '\0') TH_LOG("bad value '%s'", line);
+		snprintf(typed, sizeof(typed), "# TYPE %s ", name);
+		type_line = strstr(r.out, typed);
+		EXPECT_TRUE(type_line && type_line < at) TH_LOG("%s not typed before", name);
+	}
+	free(copy);
+	tool_free(&r);
+}
+
+/* --help exits 0, a bad option 64, for both tools. */
+TEST_F(tools, help_and_usage)
+{
+	static const char *const tools[] = { "neuron-ls", "neuron-monitor" };
+	struct tool_run r;
+	unsigned int k;
+
+	for (k = 0; k < ARRAY_SIZE(tools); k++) {
+		char *const help[] = { (char *)tools[k], "--help", NULL };
+		char *const bad[] = { (char *)tools[k], "--no-such-option", NULL };
+		char *const extra[] = { (char *)tools[k], "stray", NULL };
+
+		ASSERT_EQ(0, tool_run(help, 0, &r));
+		EXPECT_EQ(0, r.status);
+		EXPECT_NE(NULL, strstr(r.out, "Usage:"));
+		tool_free(&r);
+		ASSERT_EQ(0, tool_run(bad, 0, &r));
+		EXPECT_EQ(64, r.status);
+		EXPECT_NE(NULL, strstr(r.err, "Usage:"));
+		tool_free(&r);
+		ASSERT_EQ(0, tool_run(extra, 0, &r));
+		EXPECT_EQ(64, r.status);
+		tool_free(&r);
+	}
+	{
+		/* No option and no terminal: the usage, exit 0, no blocking. */
+		char *const none[] = { "neuron-monitor", NULL };
+		char *const badcount[] = { "neuron-monitor", "--count", "0", NULL };
+
+		ASSERT_EQ(0, tool_run(none, 0, &r));
+		EXPECT_EQ(0, r.status);
+		tool_free(&r);
+		ASSERT_EQ(0, tool_run(badcount, 0, &r));
+		EXPECT_EQ(64, r.status);
+		tool_free(&r);
+	}
+}
+
+/* --interval: a stats line per device, JSON, with its cores. */
+TEST_F(tools, monitor_interval_stats)
+{
+	/* --count 1 never reached: killed by the timeout is not wanted, so
+	 * the stats are read from a short run ended by SIGTERM instead.
+	 */
+	char *const argv[] = { "neuron-monitor", "--interval", "0.2", NULL };
+	char path[PATH_MAX], buf[65536];
+	int out[2], exe, status;
+	size_t len = 0;
+	__s64 deadline;
+	pid_t pid;
+	char *p, *nl;
+	bool seen = false;
+
+	ASSERT_TRUE(tool_path("neuron-monitor", path, sizeof(path)));
+	exe = open(path, O_PATH | O_CLOEXEC);
+	ASSERT_LE(0, exe);
+	ASSERT_EQ(0, pipe2(out, O_CLOEXEC));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		dup2(out[1], 1);
+		syscall(SYS_execveat, exe, "", argv, environ, AT_EMPTY_PATH);
+		_exit(127);
+	}
+	close(exe);
+	close(out[1]);
+	deadline = neuron_now_ns() + 700 * 1000000LL;
+	while (neuron_now_ns() < deadline) {
+		struct pollfd pfd = { .fd = out[0], .events = POLLIN };
+		ssize_t k;
+
+		if (poll(&pfd, 1, 50) <= 0)
+			continue;
+		k = read(out[0], buf + len, sizeof(buf) - 1 - len);
+		if (k <= 0)
+			break;
+		len += k;
+	}
+	kill(pid, SIGTERM);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	close(out[0]);
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) TH_LOG("%#x", status);
+	buf[len] = '\0';
+	for (p = buf; (nl = strchr(p, '\n')); p = nl + 1) {
+		unsigned long long dev;
+		struct jval *v = jparse(p, nl - p);
+
+		ASSERT_NE(NULL, v) TH_LOG("not JSON: %.*s", (int)(nl - p), p);
+		EXPECT_STREQ("stats", jget_str(v, "event") ?: "(none)");
+		if (jget_u64(v, "device", &dev) && dev == self->node.minor) {
+			seen = true;
+			EXPECT_EQ(self->info.nc_count, jlen(jget(v, "cores")));
+		}
+		jfree(v);
+	}
+	EXPECT_TRUE(seen) TH_LOG("no stats line of device %u: %s", self->node.minor, buf);
+}
+
+TEST_HARNESS_MAIN

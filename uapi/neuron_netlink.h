@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * neuron: the generic netlink family "neuron" (docs/netlink.md): devices
+ * and NeuronCores read without opening a device, and a multicast group of
+ * events. Nothing here changes state; every attribute is validated by a
+ * strict policy; no kernel address is ever sent.
+ */
+#ifndef _UAPI_NEURON_NETLINK_H
+#define _UAPI_NEURON_NETLINK_H
+
+#define NEURON_GENL_NAME		"neuron"
+#define NEURON_GENL_VERSION		1
+/* The multicast group of events (NEURON_CMD_EVENT messages). */
+#define NEURON_GENL_MCGRP_EVENTS	"events"
+
+/**
+ * enum neuron_cmd - commands of the family
+ * @NEURON_CMD_UNSPEC: unused.
+ * @NEURON_CMD_DEV_GET: do (NEURON_A_DEV_INDEX given) or dump: one message
+ *	per device with the NEURON_A_DEV_* attributes.
+ * @NEURON_CMD_NC_GET: do (NEURON_A_DEV_INDEX and NEURON_A_NC_INDEX given)
+ *	or dump (all NCs of all devices, or of the device NEURON_A_DEV_INDEX
+ *	names): one message per NC with NEURON_A_DEV_INDEX and the
+ *	NEURON_A_NC_* attributes.
+ * @NEURON_CMD_EVENT: a notification of the "events" group, with
+ *	NEURON_A_EVENT_TYPE, NEURON_A_DEV_INDEX and, when it is about one
+ *	NC, NEURON_A_NC_INDEX; NEURON_A_EVENT_CODE for faults.
+ */
+enum neuron_cmd {
+	NEURON_CMD_UNSPEC,
+	NEURON_CMD_DEV_GET,
+	NEURON_CMD_NC_GET,
+	NEURON_CMD_EVENT,
+	__NEURON_CMD_MAX,
+};
+
+#define NEURON_CMD_MAX	(__NEURON_CMD_MAX - 1)
+
+/* enum neuron_event_type: NEURON_A_EVENT_TYPE */
+enum neuron_event_type {
+	NEURON_EVENT_DEV_ADDED = 1,
+	NEURON_EVENT_DEV_REMOVED,
+	NEURON_EVENT_NC_RESERVED,
+	NEURON_EVENT_NC_RELEASED,
+	NEURON_EVENT_NC_RESET,		/* NEURON_A_EVENT_CODE: why (below) */
+	NEURON_EVENT_DMA_FAULT,		/* NEURON_A_EVENT_CODE: NEURON_DMA error */
+	NEURON_EVENT_EXEC_TIMEOUT,
+	NEURON_EVENT_NOTIFY_OVERFLOW,	/* NEURON_A_EVENT_CODE: the queue type */
+};
+
+/* NEURON_A_EVENT_CODE of NEURON_EVENT_NC_RESET */
+#define NEURON_RESET_DMA_ERROR		1
+#define NEURON_RESET_DMA_HANG		2
+#define NEURON_RESET_EXEC_TIMEOUT	3
+
+/* NEURON_A_NC_STATE: the NEURON_NC_* states of uapi/neuron.h. */
+
+/**
+ * enum neuron_attr - attributes (NLA_ types in docs/netlink.md)
+ * @NEURON_A_UNSPEC: unused.
+ * @NEURON_A_DEV_INDEX: u32, the device's minor (N of /dev/neuronN).
+ * @NEURON_A_DEV_ARCH: u32, NEURON_ARCH_*.
+ * @NEURON_A_DEV_ARCH_NAME: string ("v2").
+ * @NEURON_A_DEV_PRODUCT: string ("trn1", "sim", ...).
+ * @NEURON_A_DEV_PCI_ADDR: string, "dddd:bb:dd.f" of a PCI device.
+ * @NEURON_A_DEV_SIM_ID: u32, the ID of a simulated device.
+ * @NEURON_A_DEV_NC_COUNT: u32.
+ * @NEURON_A_DEV_MEM_TOTAL: u64, device memory in bytes.
+ * @NEURON_A_DEV_MEM_USED_DEVICE: u64, device memory in use.
+ * @NEURON_A_DEV_MEM_USED_HOST: u64, host memory objects in use.
+ * @NEURON_A_DEV_CHANNEL: nested, one per DRAM channel, with
+ *	NEURON_A_CHANNEL_INDEX, _TOTAL, _USED (u32, u64, u64).
+ * @NEURON_A_DEV_STATE: u32, 0 present, 1 being removed.
+ * @NEURON_A_NC_INDEX: u32.
+ * @NEURON_A_NC_STATE: u32, NEURON_NC_*.
+ * @NEURON_A_NC_OWNER_PID: u32, the reserving process (in the reader's pid
+ *	namespace); only to the same effective uid or CAP_SYS_ADMIN.
+ * @NEURON_A_NC_MODELS: u32, models loaded on the NC.
+ * @NEURON_A_NC_EXECUTIONS: u64, executions ended.
+ * @NEURON_A_NC_EXEC_ERRORS: u64, executions that did not end OK.
+ * @NEURON_A_NC_BUSY_NS: u64, time the core spent executing.
+ * @NEURON_A_NC_DMA_JOBS: u64, DMA jobs submitted.
+ * @NEURON_A_NC_DMA_ERRORS: u64, DMA jobs that failed.
+ * @NEURON_A_NC_RESETS: u64.
+ * @NEURON_A_NC_MEM_DEVICE: u64, device memory charged to the NC.
+ * @NEURON_A_NC_MEM_HOST: u64, host memory charged to the NC.
+ * @NEURON_A_EVENT_TYPE: u32, enum neuron_event_type.
+ * @NEURON_A_EVENT_CODE: u32, per type.
+ * @NEURON_A_CHANNEL_INDEX: u32 (nested in NEURON_A_DEV_CHANNEL).
+ * @NEURON_A_CHANNEL_TOTAL: u64.
+ * @NEURON_A_CHANNEL_USED: u64.
+ * @NEURON_A_PAD: padding of the u64 attributes.
+ */
+enum neuron_attr {
+	NEURON_A_UNSPEC,
+	NEURON_A_DEV_INDEX,
+	NEURON_A_DEV_ARCH,
+	NEURON_A_DEV_ARCH_NAME,
+	NEURON_A_DEV_PRODUCT,
+	NEURON_A_DEV_PCI_ADDR,
+	NEURON_A_DEV_SIM_ID,
+	NEURON_A_DEV_NC_COUNT,
+	NEURON_A_DEV_MEM_TOTAL,
+	NEURON_A_DEV_MEM_USED_DEVICE,
+	NEURON_A_DEV_MEM_USED_HOST,
+	NEURON_A_DEV_CHANNEL,
+	NEURON_A_DEV_STATE,
+	NEURON_A_NC_INDEX,
+	NEURON_A_NC_STATE,
+	NEURON_A_NC_OWNER_PID,
+	NEURON_A_NC_MODELS,
+	NEURON_A_NC_EXECUTIONS,
+	NEURON_A_NC_EXEC_ERRORS,
+	NEURON_A_NC_BUSY_NS,
+	NEURON_A_NC_DMA_JOBS,
+	NEURON_A_NC_DMA_ERRORS,
+	NEURON_A_NC_RESETS,
+	NEURON_A_NC_MEM_DEVICE,
+	NEURON_A_NC_MEM_HOST,
+	NEURON_A_EVENT_TYPE,
+	NEURON_A_EVENT_CODE,
+	NEURON_A_CHANNEL_INDEX,
+	NEURON_A_CHANNEL_TOTAL,
+	NEURON_A_CHANNEL_USED,
+	NEURON_A_PAD,
+	__NEURON_A_MAX,
+};
+
+#define NEURON_A_MAX	(__NEURON_A_MAX - 1)
+
+#endif /* _UAPI_NEURON_NETLINK_H */

@@ -850,4 +850,46 @@ static inline int neuron_sim_knob(struct neuron_node *n, const char *knob,
 	return neuron_sysfs_write(path, val);
 }
 
+/*
+ * The small model several tests run: out[MM x MM] = in[MM x MM] *
+ * data[MM x MM], one MATMUL on PE, data 2 * identity (so out = 2 * in).
+ */
+#define NEURON_TEST_MM	8
+
+/* MODEL_LOAD of that model on @nc (reserved by @fd): 0 or -errno. */
+static inline int neuron_mm_model_load(int fd, __u32 nc, __u32 *handle)
+{
+	enum { MM = NEURON_TEST_MM };
+	static const struct neuron_model_slot slots[2] = {
+		{ .size = MM * MM * 4, .kind = NEURON_SLOT_INPUT, .ndim = 2,
+		  .shape = { MM, MM } },
+		{ .size = MM * MM * 4, .kind = NEURON_SLOT_OUTPUT, .ndim = 2,
+		  .shape = { MM, MM } },
+	};
+	struct neuron_tpb_insn pe[2] = {
+		{ .opcode = NEURON_TPB_MATMUL, .m = MM, .k = MM, .n = MM,
+		  .dst = { NEURON_REGION_SLOT(1), 0 },
+		  .a = { NEURON_REGION_SLOT(0), 0 }, .b = { NEURON_REGION_DATA, 0 } },
+		{ .opcode = NEURON_TPB_END },
+	};
+	struct neuron_model_block block = { .insns = (uintptr_t)pe, .count = 2,
+					    .engine = NEURON_ENGINE_PE };
+	struct neuron_model_load l = {
+		.nc = nc,
+		.blocks = (uintptr_t)&block, .nblocks = 1,
+		.slots = (uintptr_t)slots, .nslots = 2,
+		.data_size = MM * MM * 4, .scratch_size = 4096,
+	};
+	float data[MM * MM] = { 0 };
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < MM; i++)
+		data[i * MM + i] = 2;
+	l.data = (uintptr_t)data;
+	err = neuron_ioctl(fd, NEURON_IOCTL_MODEL_LOAD, &l);
+	*handle = l.handle;
+	return err;
+}
+
 #endif /* NEURON_TEST_H */

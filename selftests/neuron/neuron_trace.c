@@ -92,42 +92,7 @@ static const char *trace_find_event(const char *buf, const char *event,
 	return NULL;
 }
 
-#define MM	8	/* the model: out[MM x MM] = in[MM x MM] * data[MM x MM] */
-
-/* MODEL_LOAD of a matmul model on @nc (data: 2 * identity): 0 or -errno. */
-static int model_load(int fd, __u32 nc, __u32 *handle)
-{
-	static const struct neuron_model_slot slots[2] = {
-		{ .size = MM * MM * 4, .kind = NEURON_SLOT_INPUT, .ndim = 2,
-		  .shape = { MM, MM } },
-		{ .size = MM * MM * 4, .kind = NEURON_SLOT_OUTPUT, .ndim = 2,
-		  .shape = { MM, MM } },
-	};
-	struct neuron_tpb_insn pe[2] = {
-		{ .opcode = NEURON_TPB_MATMUL, .m = MM, .k = MM, .n = MM,
-		  .dst = { NEURON_REGION_SLOT(1), 0 },
-		  .a = { NEURON_REGION_SLOT(0), 0 }, .b = { NEURON_REGION_DATA, 0 } },
-		{ .opcode = NEURON_TPB_END },
-	};
-	struct neuron_model_block block = { .insns = (uintptr_t)pe, .count = 2,
-					    .engine = NEURON_ENGINE_PE };
-	struct neuron_model_load l = {
-		.nc = nc,
-		.blocks = (uintptr_t)&block, .nblocks = 1,
-		.slots = (uintptr_t)slots, .nslots = 2,
-		.data_size = MM * MM * 4, .scratch_size = 4096,
-	};
-	float data[MM * MM] = { 0 };
-	unsigned int i;
-	int err;
-
-	for (i = 0; i < MM; i++)
-		data[i * MM + i] = 2;
-	l.data = (uintptr_t)data;
-	err = neuron_ioctl(fd, NEURON_IOCTL_MODEL_LOAD, &l);
-	*handle = l.handle;
-	return err;
-}
+#define MM	NEURON_TEST_MM
 
 static int execute(int fd, __u32 model, __u32 in, __u32 out, __u32 timeout_ms,
 		   __u32 *status)
@@ -249,7 +214,7 @@ TEST_F(trace, execution)
 	in = a.handle;
 	ASSERT_EQ(0, neuron_mem_alloc(self->node.fd, NEURON_MEM_DEVICE, 4096, 1, &a));
 	out = a.handle;
-	ASSERT_EQ(0, model_load(self->node.fd, 1, &model));
+	ASSERT_EQ(0, neuron_mm_model_load(self->node.fd, 1, &model));
 	ASSERT_EQ(0, execute(self->node.fd, model, in, out, 0, &status));
 	ASSERT_EQ((__u32)NEURON_EXEC_OK, status);
 

@@ -393,6 +393,7 @@ int neuron_ioctl_nc_release(struct neuron_file *nf, void *arg);
 int neuron_ioctl_nc_sem(struct neuron_file *nf, void *arg);
 void neuron_nc_unplug(struct neuron_device *nd);
 void neuron_nc_sem_changed(struct neuron_device *nd, u32 nc);
+void neuron_nc_sem_clear(struct neuron_device *nd, u32 nci);
 int neuron_query_nc_state(struct neuron_file *nf, struct neuron_query *q);
 void neuron_nc_reset_done(struct neuron_nc *nc, bool ok);
 void neuron_nc_set_running(struct neuron_nc *nc, bool running);

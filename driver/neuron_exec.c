@@ -194,7 +194,12 @@ static void neuron_exec_idle_state(struct neuron_exec_queue *eq)
 		neuron_nc_set_running(eq->nc, false);
 }
 
-/* Start queued executions while the core is idle. run_lock held. */
+/*
+ * Start queued executions while the core is idle. run_lock held. A job
+ * whose file no longer holds the NC is not started: the file released it
+ * and its cancel (under run_lock, after the owner was cleared) is on its
+ * way; the job fails with -ECANCELED as the cancel would fail it.
+ */
 static void neuron_exec_start_next(struct neuron_exec_queue *eq)
 {
 	struct neuron_job *job;
@@ -206,6 +211,10 @@ static void neuron_exec_start_next(struct neuron_exec_queue *eq)
 		if (job)
 			list_del_init(&job->node);
 		spin_unlock_irq(&eq->lock);
+		if (job && READ_ONCE(eq->nc->owner) != job->exec->owner) {
+			neuron_exec_finish(eq, job, -ECANCELED);
+			continue;
+		}
 		neuron_nc_set_running(eq->nc, job);
 		if (!job)
 			return;
@@ -260,14 +269,30 @@ static irqreturn_t neuron_exec_irq(int irq, void *data)
 	return IRQ_HANDLED;
 }
 
+/* Which queued executions neuron_exec_stop() cancels. */
+enum neuron_exec_which {
+	NEURON_EXEC_ALL,	/* every one */
+	NEURON_EXEC_OF,		/* those of the owner given */
+	NEURON_EXEC_NOT_OF,	/* those of any other file */
+};
+
+static bool neuron_exec_matches(const struct neuron_job *job,
+				enum neuron_exec_which which, const void *owner)
+{
+	if (which == NEURON_EXEC_ALL)
+		return true;
+	return (job->exec && job->exec->owner == owner) == (which == NEURON_EXEC_OF);
+}
+
 /*
  * Stop @job, the running execution, if not NULL (the core is reset; @code:
  * the ERROR notification it posts, 0 for none): it fails with @err. The
- * queued executions fail with -ECANCELED: all of them with @all, else those
- * of @owner. run_lock held.
+ * queued executions @which selects (with @owner) fail with -ECANCELED.
+ * run_lock held.
  */
 static void neuron_exec_stop(struct neuron_exec_queue *eq, struct neuron_job *job,
-			     int err, bool all, const void *owner, u32 code)
+			     int err, enum neuron_exec_which which,
+			     const void *owner, u32 code)
 {
 	struct neuron_device *nd = eq->nc->nd;
 	struct neuron_job *j, *tmp;
@@ -285,7 +310,7 @@ static void neuron_exec_stop(struct neuron_exec_queue *eq, struct neuron_job *jo
 	}
 	spin_lock_irq(&eq->lock);
 	list_for_each_entry_safe(j, tmp, &eq->pending, node)
-		if (all || (j->exec && j->exec->owner == owner))
+		if (neuron_exec_matches(j, which, owner))
 			list_move_tail(&j->node, &cancel);
 	spin_unlock_irq(&eq->lock);
 	if (!eq->running)
@@ -316,7 +341,7 @@ static void neuron_exec_timeout_work(struct work_struct *work)
 			     "execution on NC %u overran its timeout, NC reset\n",
 			     nc->index);
 	neuron_nc_set_state(nc, NEURON_NC_RESETTING);
-	neuron_exec_stop(eq, eq->running, -ETIMEDOUT, true, NULL,
+	neuron_exec_stop(eq, eq->running, -ETIMEDOUT, NEURON_EXEC_ALL, NULL,
 			 NEURON_NOTIFY_EXEC_TIMEOUT);
 	atomic64_inc(&nc->resets);
 	trace_neuron_nc_reset(nc->nd->minor, nc->index, NEURON_RESET_EXEC_TIMEOUT);
@@ -390,10 +415,20 @@ out:
 	return eq;
 }
 
-/* Queue @job (the queue takes a reference); start it if the core is idle. */
-static int neuron_exec_queue_job(struct neuron_exec_queue *eq, struct neuron_job *job)
+/*
+ * Queue @job of @nf (the queue takes a reference); start it if the core is
+ * idle. The caller checked that @nf holds the NC, but an NC_RELEASE of
+ * another thread may have run since: it clears the owner, then cancels the
+ * file's work under run_lock. So the owner is checked again under run_lock:
+ * a release that ran before is seen (the job is taken back, -EACCES), one
+ * that runs after cancels the job. The job never runs on a core the file
+ * does not hold.
+ */
+static int neuron_exec_queue_job(struct neuron_exec_queue *eq, struct neuron_job *job,
+				 struct neuron_file *nf)
 {
 	u32 max = READ_ONCE(neuron_exec_queue_depth);
+	bool taken = false;
 	int ret = 0;
 
 	spin_lock_irq(&eq->lock);
@@ -413,9 +448,25 @@ static int neuron_exec_queue_job(struct neuron_exec_queue *eq, struct neuron_job
 	if (ret)
 		return ret;
 	mutex_lock(&eq->run_lock);
+	if (READ_ONCE(eq->nc->owner) != nf) {
+		/* Still queued unless the release's cancel took it already. */
+		spin_lock_irq(&eq->lock);
+		if (!list_empty(&job->node)) {
+			list_del_init(&job->node);
+			eq->depth--;
+			taken = true;
+		}
+		spin_unlock_irq(&eq->lock);
+	}
 	neuron_exec_start_next(eq);
 	mutex_unlock(&eq->run_lock);
-	return 0;
+	if (!taken)
+		return 0;
+	/* Its fence is never left unsignalled; the caller sees -EACCES. */
+	dma_fence_set_error(&job->fence, -EACCES);
+	dma_fence_signal(&job->fence);
+	neuron_job_put(job);	/* the queue's reference */
+	return -EACCES;
 }
 
 /* The execution's part of the job: the model and the bound objects. */
@@ -505,7 +556,7 @@ int neuron_ioctl_execute(struct neuron_file *nf, void *arg)
 		if (ret)
 			goto out;
 	}
-	ret = neuron_exec_queue_job(eq, job);
+	ret = neuron_exec_queue_job(eq, job, nf);
 	if (ret) {
 		if (!wait)
 			neuron_async_unreserve(nf, seqno);
@@ -547,9 +598,38 @@ void neuron_exec_cancel_file(struct neuron_device *nd, u32 nci, const void *owne
 	mutex_lock(&eq->run_lock);
 	neuron_exec_collect(eq);
 	run = eq->running;
-	if (run && run->exec && run->exec->owner != owner)
+	if (run && !neuron_exec_matches(run, NEURON_EXEC_OF, owner))
 		run = NULL;	/* someone else's: it goes on */
-	neuron_exec_stop(eq, run, -ECANCELED, false, owner, 0);
+	neuron_exec_stop(eq, run, -ECANCELED, NEURON_EXEC_OF, owner, 0);
+	neuron_exec_start_next(eq);
+	mutex_unlock(&eq->run_lock);
+}
+
+/*
+ * NC @nci changed hands: @owner (a file) reserved it. Whatever another
+ * file left on it (its cancel at release or close may not have run yet) is
+ * stopped, and the NC's semaphores and events are cleared, under run_lock
+ * so that no execution runs in between: the new owner starts from a clean
+ * core and learns nothing of the one before.
+ */
+void neuron_exec_handover(struct neuron_device *nd, u32 nci, const void *owner)
+{
+	/* Pairs with the release of neuron_exec_queue_get(). */
+	struct neuron_exec_queue *eq = smp_load_acquire(&nd->nc[nci].exec);
+	struct neuron_job *run;
+
+	if (!eq) {
+		neuron_nc_sem_clear(nd, nci);
+		return;
+	}
+	mutex_lock(&eq->run_lock);
+	neuron_exec_collect(eq);
+	run = eq->running;
+	if (run && !neuron_exec_matches(run, NEURON_EXEC_NOT_OF, owner))
+		run = NULL;	/* the new owner's own (it held the NC before) */
+	neuron_exec_stop(eq, run, -ECANCELED, NEURON_EXEC_NOT_OF, owner, 0);
+	if (!eq->running)
+		neuron_nc_sem_clear(nd, nci);
 	neuron_exec_start_next(eq);
 	mutex_unlock(&eq->run_lock);
 }

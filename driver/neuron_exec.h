@@ -152,6 +152,7 @@ int neuron_tpb_check_block(const struct neuron_tpb_insn *insns, u32 count,
 int neuron_ioctl_execute(struct neuron_file *nf, void *arg);
 void neuron_exec_cancel_file(struct neuron_device *nd, u32 nc, const void *owner);
 void neuron_exec_file_release(struct neuron_file *nf);
+void neuron_exec_handover(struct neuron_device *nd, u32 nc, const void *owner);
 void neuron_exec_unplug(struct neuron_device *nd);
 void neuron_exec_release(struct neuron_device *nd);
 void neuron_exec_job_drop(struct neuron_job *job);

@@ -130,6 +130,10 @@ int neuron_ioctl_nc_reserve(struct neuron_file *nf, void *arg)
 		added |= BIT_ULL(i);
 	}
 	neuron_nc_unlock_mask(nd, r->nc_mask);
+	/* A new owner starts from a clean core. */
+	for (i = 0; i < nd->hal->arch->nc_count; i++)
+		if (added & BIT_ULL(i))
+			neuron_exec_handover(nd, i, nf);
 	neuron_nc_event_mask(nd, added, NEURON_EVENT_NC_RESERVED);
 	return ret;
 }
@@ -293,6 +297,29 @@ static int neuron_nc_sem_op(struct neuron_file *nf, struct neuron_nc *nc,
 	if (!ret && op != NEURON_SEM_READ)
 		wake_up_all(&nc->sem_wait);
 	return ret;
+}
+
+/**
+ * neuron_nc_sem_clear() - set every semaphore and event of NC @nci to 0
+ * @nd: the device.
+ * @nci: the NC, which just changed hands (neuron_exec_handover()).
+ */
+void neuron_nc_sem_clear(struct neuron_device *nd, u32 nci)
+{
+	const struct ndhal_arch *arch = nd->hal->arch;
+	u32 i, out;
+	int idx;
+
+	if (!(nd->hal->caps & NEURON_CAP_SEM) || !neuron_dev_enter(nd, &idx))
+		return;
+	for (i = 0; i < arch->semaphores_per_nc; i++)
+		neuron_hw_sem_update(nd, nci, NEURON_SEM_KIND_SEMAPHORE, i,
+				     NEURON_SEM_SET, 0, &out);
+	for (i = 0; i < arch->events_per_nc; i++)
+		neuron_hw_sem_update(nd, nci, NEURON_SEM_KIND_EVENT, i,
+				     NEURON_SEM_SET, 0, &out);
+	neuron_dev_exit(nd, idx);
+	wake_up_all(&nd->nc[nci].sem_wait);
 }
 
 static bool neuron_nc_sem_reached(const struct neuron_nc_sem *s, u32 v)

@@ -23,6 +23,7 @@
 #define _GNU_SOURCE
 #include <math.h>
 #include <stddef.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -2411,6 +2412,120 @@ TEST_F(exec, sem_signal_overflow)
 	EXPECT_EQ(-EIO, exec_wait(fd, seq));
 	ASSERT_EQ(0, sem_op(fd, 0, NEURON_SEM_KIND_SEMAPHORE, 30, NEURON_SEM_SET, 0, NULL));
 	EXPECT_EQ(NEURON_EXEC_OK, exec_sync(fd, model, NULL, 0, 0));
+}
+
+/* A new owner of an NC finds its semaphores and events at 0. */
+TEST_F(exec, sems_cleared_for_new_owner)
+{
+	int fd = self->node.fd, fd2;
+
+	ASSERT_EQ(0, sem_op(fd, 0, NEURON_SEM_KIND_SEMAPHORE, 7, NEURON_SEM_SET, 1234, NULL));
+	ASSERT_EQ(0, sem_op(fd, 0, NEURON_SEM_KIND_EVENT, 9, NEURON_SEM_SET, 1, NULL));
+	/* Reserving an NC the file holds already changes nothing. */
+	ASSERT_EQ(0, reserve(fd, 1));
+	EXPECT_EQ(1234U, sem_read(fd, 0, NEURON_SEM_KIND_SEMAPHORE, 7));
+	EXPECT_EQ(1U, sem_read(fd, 0, NEURON_SEM_KIND_EVENT, 9));
+	/* Another file after a release. */
+	ASSERT_EQ(0, release(fd, 1));
+	fd2 = open(self->node.path, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, reserve(fd2, 1));
+	EXPECT_EQ(0U, sem_read(fd2, 0, NEURON_SEM_KIND_SEMAPHORE, 7));
+	EXPECT_EQ(0U, sem_read(fd2, 0, NEURON_SEM_KIND_EVENT, 9));
+	/* The first file again, after the other one closed. */
+	ASSERT_EQ(0, sem_op(fd2, 0, NEURON_SEM_KIND_SEMAPHORE, 8, NEURON_SEM_SET, 99, NULL));
+	close(fd2);
+	ASSERT_EQ(0, reserve(fd, 1));
+	EXPECT_EQ(0U, sem_read(fd, 0, NEURON_SEM_KIND_SEMAPHORE, 8));
+}
+
+/* A thread that runs a model again and again until told to stop. */
+struct exec_racer {
+	int fd;
+	__u32 model;
+	int stop;
+	unsigned int ok, refused, cancelled, other;
+	int last_other;
+};
+
+static void *exec_racer_fn(void *arg)
+{
+	struct exec_racer *r = arg;
+	int ret;
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
+		ret = exec_sync(r->fd, r->model, NULL, 0, 0);
+		if (ret == NEURON_EXEC_OK) {
+			r->ok++;
+		} else if (ret == -EACCES) {
+			r->refused++;
+		} else if (ret == NEURON_EXEC_CANCELLED) {
+			r->cancelled++;
+		} else {
+			r->other++;
+			r->last_other = ret;
+		}
+	}
+	return NULL;
+}
+
+#define RACE_ROUNDS	1500U
+
+/*
+ * EXECUTE on one thread, NC_RELEASE and a reservation by another file on
+ * a second one: an execution must never run on the NC while the file does
+ * not hold it. Each run of the model adds 1 to semaphore 5; the other file
+ * (whose reservation starts with the semaphores at 0) must see it stay 0,
+ * and the NC never running while it holds it.
+ */
+TEST_F_TIMEOUT(exec, execute_races_release, 180)
+{
+	struct exec_racer r = { .fd = self->node.fd };
+	unsigned int i, k, counted = 0, running = 0;
+	int fd2, err = 0;
+	struct prog p;
+	pthread_t t;
+	__u32 v;
+
+	prog_init(&p);
+	i_signal(&p, NEURON_ENGINE_SP, 5, 1);
+	i_end(&p, NEURON_ENGINE_SP);
+	r.model = load_ok(_metadata, r.fd, 0, &p);
+	fd2 = open(self->node.path, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, pthread_create(&t, NULL, exec_racer_fn, &r));
+	for (i = 0; i < RACE_ROUNDS; i++) {
+		err = release(r.fd, 1) ?: reserve(fd2, 1);
+		if (err)
+			break;
+		for (k = 0; k < 3; k++) {
+			v = sem_read(fd2, 0, NEURON_SEM_KIND_SEMAPHORE, 5);
+			if (v) {
+				counted++;
+				TH_LOG("round %u: semaphore 5 of the other file's NC is %u", i, v);
+				sem_op(fd2, 0, NEURON_SEM_KIND_SEMAPHORE, 5, NEURON_SEM_SET, 0,
+				       NULL);
+			}
+			running += nc_state(fd2, 0, NULL) == NEURON_NC_RUNNING;
+		}
+		err = release(fd2, 1) ?: reserve(r.fd, 1);
+		if (err)
+			break;
+		if (i % 8 == 0)
+			neuron_sleep_ms(1);	/* let some executions through */
+	}
+	__atomic_store_n(&r.stop, 1, __ATOMIC_RELAXED);
+	pthread_join(t, NULL);
+	EXPECT_EQ(RACE_ROUNDS, i) TH_LOG("NC_RELEASE or NC_RESERVE: %s", strerror(-err));
+	TH_LOG("%u executions ok, %u refused, %u cancelled", r.ok, r.refused, r.cancelled);
+	EXPECT_EQ(0U, counted);
+	EXPECT_EQ(0U, running);
+	EXPECT_EQ(0U, r.other) TH_LOG("an execution returned %d", r.last_other);
+	EXPECT_LT(0U, r.ok);
+	EXPECT_LT(0U, r.refused);
+	close(fd2);
+	/* The file holds the NC again: its executions run. */
+	EXPECT_EQ(NEURON_EXEC_OK, exec_sync(r.fd, r.model, NULL, 0, 0));
 }
 
 /* ---- 7. processes, queues, unload, close, SIGKILL ---- */

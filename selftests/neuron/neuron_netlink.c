@@ -937,6 +937,29 @@ TEST_F(genl, event_dma_fault)
 	free(buf);
 }
 
+/* 40 entries into a notification ring of 16 that nobody reads. */
+TEST_F(genl, event_notify_overflow)
+{
+	struct neuron_notify_setup s = {
+		.nc = 0, .type = NEURON_NOTIFY_TRACE, .entries = 16, .eventfd = -1,
+	};
+	struct nl_event e;
+	char text[96];
+
+	if (!self->node.created)
+		SKIP(return, "needs the simulator's inject_notify");
+	if (!(self->info.caps & NEURON_CAP_NOTIFY))
+		SKIP(return, "needs NEURON_CAP_NOTIFY");
+	ASSERT_EQ(0, neuron_ioctl(self->node.fd, NEURON_IOCTL_NOTIFY_SETUP, &s));
+	/* "NC TYPE CODE DATA COUNT": 24 of them overflow. */
+	snprintf(text, sizeof(text), "0 %u 1 0 40\n", (unsigned int)NEURON_NOTIFY_TRACE);
+	ASSERT_EQ(0, neuron_sim_knob(&self->node, "inject_notify", text));
+	ASSERT_EQ(0, event_wait(&self->ev, NEURON_EVENT_NOTIFY_OVERFLOW, self->node.minor, 0,
+				&e));
+	EXPECT_TRUE(e.has_code);
+	EXPECT_EQ((__u32)NEURON_NOTIFY_TRACE, e.code);
+}
+
 static bool has_exec(const struct neuron_device_info *info)
 {
 	return (info->caps & NEURON_CAP_EXEC) && (info->caps & NEURON_CAP_RESERVE);

@@ -24,7 +24,9 @@
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 
 #include "neuron_test.h"
 
@@ -96,6 +98,7 @@ struct racer {
 	unsigned int calls, refused, bad;
 	int last_err;		/* the last refusal */
 	int bad_err;		/* the first unexpected result */
+	bool mixed;		/* each call drawn at random (@op changes) */
 };
 
 static __u32 next_rnd(struct racer *r)
@@ -362,7 +365,11 @@ static bool expected(enum op op, int ret)
 /* One call of @r, counted. */
 static void race_once(struct racer *r)
 {
-	int ret = run_op(r);
+	int ret;
+
+	if (r->mixed)
+		r->op = next_rnd(r) % OP_COUNT;
+	ret = run_op(r);
 
 	r->calls++;
 	if (ret) {
@@ -593,6 +600,60 @@ TEST_F_TIMEOUT(race, every_pair, 280)
 	TH_LOG("%u pairs in %lld ms", pairs, (long long)((neuron_now_ns() - t0) / 1000000));
 	EXPECT_EQ(OP_COUNT * (OP_COUNT + 1) / 2, (int)pairs);
 	EXPECT_EQ(0U, failed);
+	ret = still_computes(self->node.path);
+	EXPECT_EQ(0, ret) TH_LOG("a matmul on a new file: %s", strerror(-ret));
+}
+
+#define KILL_ROUNDS	24U
+
+/*
+ * A process making random calls from two threads is killed (SIGKILL) at a
+ * random point, KILL_ROUNDS times: each time, once it is reaped, the
+ * device's memory in use and the NCs' state are back at their baseline,
+ * and at the end a new file still computes.
+ */
+TEST_F_TIMEOUT(race, sigkill_mid_call, 120)
+{
+	long long bytes = device_bytes(self->node.fd);
+	long pin_kb = neuron_vm_pinned_kb();
+	unsigned int round, killed = 0;
+	int status, ret;
+	pid_t pid;
+
+	ASSERT_LE(0, bytes);
+	for (round = 0; round < KILL_ROUNDS; round++) {
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (!pid) {
+			struct pools p = { .nc_count = self->info.nc_count };
+			struct racer r[2] = {
+				{ .p = &p, .rnd = 2463534242U + round, .mixed = true },
+				{ .p = &p, .rnd = 88675123U + round, .mixed = true },
+			};
+			pthread_t t;
+
+			p.fd = open(self->node.path, O_RDWR | O_CLOEXEC);
+			if (p.fd < 0 || pools_fill(&p) ||
+			    pthread_create(&t, NULL, racer_fn, &r[1]))
+				_exit(2);
+			for (;;)
+				race_once(&r[0]);
+		}
+		/* 10 to 70 ms into its calls (it needs some to set up). */
+		neuron_sleep_ms(10 + (round * 37) % 61);
+		ASSERT_EQ(0, kill(pid, SIGKILL));
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		killed += WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+		EXPECT_TRUE(WIFSIGNALED(status))
+			TH_LOG("round %u: the child exited with %d", round, WEXITSTATUS(status));
+		if (!back_to_baseline(self->node.fd, self->info.nc_count, bytes, pin_kb)) {
+			TH_LOG("round %u: %lld bytes in use (was %lld), NCs %s", round,
+			       device_bytes(self->node.fd), bytes,
+			       ncs_free(self->node.fd, self->info.nc_count) ? "free" : "not free");
+			EXPECT_TRUE(false);
+		}
+	}
+	EXPECT_EQ(KILL_ROUNDS, killed);
 	ret = still_computes(self->node.path);
 	EXPECT_EQ(0, ret) TH_LOG("a matmul on a new file: %s", strerror(-ret));
 }

@@ -619,10 +619,22 @@ void neuron_exec_handover(struct neuron_device *nd, u32 nci, const void *owner)
 	struct neuron_job *run;
 
 	if (!eq) {
-		neuron_nc_sem_clear(nd, nci);
+		/* No execution ever ran; nc->lock keeps the owner meanwhile. */
+		mutex_lock(&nd->nc[nci].lock);
+		if (nd->nc[nci].owner == owner)
+			neuron_nc_sem_clear(nd, nci);
+		mutex_unlock(&nd->nc[nci].lock);
 		return;
 	}
 	mutex_lock(&eq->run_lock);
+	/*
+	 * Released already (by another thread of the file) and maybe
+	 * reserved by another file, whose own handover did the work.
+	 */
+	if (READ_ONCE(nd->nc[nci].owner) != owner) {
+		mutex_unlock(&eq->run_lock);
+		return;
+	}
 	neuron_exec_collect(eq);
 	run = eq->running;
 	if (run && !neuron_exec_matches(run, NEURON_EXEC_NOT_OF, owner))

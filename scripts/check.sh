@@ -107,6 +107,14 @@ loop_prereqs
 RUN=$(new_run_dir check)
 log "logs in $RUN"
 
+# The kernel resolver against recorded package lists (a fetch must find a
+# bootable image on any mirror state, scripts/kernel-pick.sh).
+"$S/tests/kernel-pick.sh" >"$RUN/kernel-pick.log" 2>&1 && ok=0 || ok=1
+read -r p _ f _ < <(tail -n 1 "$RUN/kernel-pick.log" | tr -d ',') || true
+passed=$((passed + ${p:-0})) failed=$((failed + ${f:-0}))
+check "kernel resolver tests ($RUN/kernel-pick.log)" "$ok" "$RUN/kernel-pick.log"
+summary+=("kernel resolver: ${p:-?} passed, ${f:-?} failed")
+
 log "building the selftests and neuron-info"
 PROGS="$BUILD/progs"
 progs_build "$PROGS" "$RUN/progs-build.log" && ok=0 || ok=1

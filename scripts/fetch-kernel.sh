@@ -4,7 +4,8 @@
 # fetch-kernel.sh SERIES: fetch a Debian kernel to boot and build against.
 #   6.1         Debian bookworm's current amd64 ABI
 #   6.12        the newest 6.12 ABI of bookworm-backports
-#   trixie-bpo  the newest amd64 ABI of trixie-backports (7.x in late 2026),
+#   trixie-bpo  the newest amd64 ABI of trixie-backports (7.x in late 2026)
+#               that has an image to boot (scripts/kernel-pick.sh),
 #               whatever its version: a new upload is picked up by itself.
 #               Its headers need trixie's gcc-14 and glibc: modules for it
 #               are built in a trixie chroot (scripts/chroot.sh), which this
@@ -48,17 +49,34 @@ bpo_update() {
 	apt-get "${bpo_opts[@]}" update -qq >&2
 }
 
-# resolve: print the kernel release of $series from the apt lists at hand.
+# names: the package names the suite really has (dumpavail, not pkgnames:
+# a name that is only provided cannot be downloaded), kernel packages only.
+names() {
+	if [ -z "$suite" ]; then
+		apt-cache dumpavail 2>/dev/null
+	else
+		[ -f "$bpo_dir/sources.list" ] || return 0
+		apt-cache "${bpo_opts[@]}" dumpavail 2>/dev/null
+	fi | sed -n 's/^Package: \(linux-\(headers\|image\|binary\|kbuild\)-.*\)$/\1/p'
+}
+
+# resolve: set krel and image from the apt lists at hand (scripts/
+# kernel-pick.sh: the newest release with headers and a bootable image);
+# on failure its message names what is missing.
+. "$(dirname "$0")/kernel-pick.sh"
 resolve() {
-	local re
+	local re out
+	krel='' image=''
 	case $series in
-	6.1) current_kabi; return ;;
-	6.12) re='6\.12\.[0-9]*+[a-z0-9]*-amd64' ;;
-	*) re='[0-9]*\.[0-9]*\.[0-9]*+[a-z0-9]*-amd64' ;;
+	6.1)
+		re=$(current_kabi | sed 's/[.+]/\\&/g')
+		[ -n "$re" ] || { echo "no linux-headers-amd64 in the system's apt lists" >&2; return 1; }
+		;;
+	6.12) re='6\.12\.[0-9]+\+[a-z0-9]+-amd64' ;;
+	*) re='[0-9]+\.[0-9]+\.[0-9]+\+[a-z0-9]+-amd64' ;;
 	esac
-	[ -f "$bpo_dir/sources.list" ] || return 0
-	apt-cache "${bpo_opts[@]}" pkgnames linux-headers- 2>/dev/null |
-		sed -n "s/^linux-headers-\($re\)\$/\1/p" | sort -V | tail -n1
+	out=$(names | kernel_pick "$re" "${suite:-bookworm}") || return 1
+	read -r krel image <<<"$out"
 }
 
 apt_() { # get|cache ARGS...: apt-get or apt-cache with the right configuration
@@ -75,7 +93,7 @@ emit() {
 # The userland that builds modules for this kernel (once; warm: at once).
 [ -z "$chroot_suite" ] || "$(dirname "$0")/chroot.sh" "$chroot_suite" >/dev/null
 
-krel=$(resolve)
+resolve 2>/dev/null || true
 dir="$NEURON_CACHE/kernels/$krel"
 if [ -n "$krel" ] && [ -f "$dir/env" ]; then
 	cat "$dir/env"
@@ -94,8 +112,8 @@ if [ "$series" = 6.1 ]; then
 else
 	bpo_update
 fi
-krel=$(resolve)
-[ -n "$krel" ] || die "no $series kernel found in the apt lists"
+resolve || die "no $series kernel can be fetched (see above)"
+log "$series: $krel, image from $image"
 dir="$NEURON_CACHE/kernels/$krel"
 [ -f "$dir/env" ] && { cat "$dir/env"; exit 0; }
 
@@ -104,13 +122,6 @@ rm -rf "$dir" && mkdir -p "$dir/debs" "$dir/root" "$dir/image"
 # The headers package names its -common and kbuild companions.
 mapfile -t pkgs < <(apt_ cache depends "linux-headers-$krel" 2>/dev/null |
 	sed -n 's/.*Depends: \(linux-\(headers\|kbuild\)-.*\)$/\1/p')
-# The unsigned image: linux-image-KREL-unsigned up to 6.18; from 6.19 on,
-# Debian ships it as linux-binary-unsigned-KREL.
-image=linux-image-$krel-unsigned
-if apt_ cache pkgnames linux-binary-unsigned- 2>/dev/null |
-	grep -qxF "linux-binary-unsigned-$krel"; then
-	image=linux-binary-unsigned-$krel
-fi
 pkgs+=("$image" "linux-headers-$krel")
 [ ${#pkgs[@]} -ge 4 ] || die "cannot resolve the headers packages of $krel"
 (cd "$dir/debs" && apt_ get -o APT::Sandbox::User=root download -qq "${pkgs[@]}" >&2)
@@ -130,7 +141,7 @@ grep -q "^include $dir/root/" "$hdr/Makefile" || die "unexpected $hdr/Makefile"
 # Image: only the compressed kernel, then the ELF vmlinux from its payload.
 # Up to 6.18 it is boot/vmlinuz-KREL; from 6.19 on it is under
 # usr/lib/modules/KREL/ (vmlinuz, or vmlinuz.unsigned in the unsigned
-# package).
+# package). A signed image boots the same (QEMU checks no signature).
 dpkg-deb --fsys-tarfile "$dir/debs/${image}_"*.deb |
 	tar -x -C "$dir/image" --wildcards '*vmlinuz*'
 vmlinuz=

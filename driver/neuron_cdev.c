@@ -9,7 +9,9 @@
  * _IOC_READ commands; the handler runs inside the device's removal guard
  * (neuron_dev_enter()) so a removed device answers -ENODEV, except the
  * handlers that sleep (NEURON_IOCTL_UNGUARDED), which enter it themselves
- * around their calls into the backend and never sleep inside it.
+ * around their calls into the backend and never sleep inside it; among
+ * them every handler that takes an NC's hold (neuron_nc_enter()), which
+ * may wait for other calls, so is always taken outside the guard.
  *
  * A file opened read-only may only query (QUERY): every other ioctl
  * allocates, moves data or takes a queue and is flagged NEURON_IOCTL_WRITE,
@@ -27,6 +29,7 @@
 
 #include "neuron_drv.h"
 #include "neuron_exec.h"
+#include "dma/neuron_desc.h"
 
 #define NEURON_IOCTL_DEF(_name, _fn, _first_member_end, _flags)	\
 	[_IOC_NR(NEURON_IOCTL_##_name)] = {				\
@@ -41,7 +44,7 @@ static const struct neuron_ioctl_desc neuron_ioctls[] = {
 			 offsetofend(struct neuron_query, reserved), 0),
 	NEURON_IOCTL_DEF(MEM_ALLOC, neuron_ioctl_mem_alloc,
 			 offsetofend(struct neuron_mem_alloc, reserved),
-			 NEURON_IOCTL_WRITE),
+			 NEURON_IOCTL_WRITE | NEURON_IOCTL_UNGUARDED),
 	NEURON_IOCTL_DEF(MEM_FREE, neuron_ioctl_mem_free,
 			 offsetofend(struct neuron_mem_free, flags),
 			 NEURON_IOCTL_WRITE),
@@ -56,16 +59,16 @@ static const struct neuron_ioctl_desc neuron_ioctls[] = {
 			 NEURON_IOCTL_WRITE | NEURON_IOCTL_UNGUARDED),
 	NEURON_IOCTL_DEF(NOTIFY_SETUP, neuron_ioctl_notify_setup,
 			 offsetofend(struct neuron_notify_setup, reserved),
-			 NEURON_IOCTL_WRITE),
+			 NEURON_IOCTL_WRITE | NEURON_IOCTL_UNGUARDED),
 	NEURON_IOCTL_DEF(NOTIFY_WAIT, neuron_ioctl_notify_wait,
 			 offsetofend(struct neuron_notify_wait, reserved),
 			 NEURON_IOCTL_WRITE | NEURON_IOCTL_UNGUARDED),
 	NEURON_IOCTL_DEF(NC_RESERVE, neuron_ioctl_nc_reserve,
 			 offsetofend(struct neuron_nc_reserve, pad),
-			 NEURON_IOCTL_WRITE),
+			 NEURON_IOCTL_WRITE | NEURON_IOCTL_UNGUARDED),
 	NEURON_IOCTL_DEF(NC_RELEASE, neuron_ioctl_nc_release,
 			 offsetofend(struct neuron_nc_reserve, pad),
-			 NEURON_IOCTL_WRITE),
+			 NEURON_IOCTL_WRITE | NEURON_IOCTL_UNGUARDED),
 	NEURON_IOCTL_DEF(NC_SEM, neuron_ioctl_nc_sem,
 			 offsetofend(struct neuron_nc_sem, timeout_ns),
 			 NEURON_IOCTL_WRITE | NEURON_IOCTL_UNGUARDED),
@@ -175,8 +178,13 @@ static int neuron_open(struct inode *inode, struct file *file)
 		kfree(nf);
 		return -ENODEV;
 	}
+	kref_init(&nf->ref);
 	get_device(&nd->dev);
 	nf->nd = nd;
+	/* 2^31 opens before a key comes back: by then its file is long gone. */
+	do {
+		nf->key = atomic_inc_return(&nd->next_key) & NEURON_DESC_KEY;
+	} while (!nf->key);
 	neuron_file_mem_init(nf);
 	neuron_file_copy_init(nf);
 	neuron_file_model_init(nf);
@@ -187,6 +195,31 @@ static int neuron_open(struct inode *inode, struct file *file)
 	return 0;
 }
 
+static void neuron_file_free(struct kref *ref)
+{
+	struct neuron_file *nf = container_of(ref, struct neuron_file, ref);
+
+	put_device(&nf->nd->dev);
+	kfree(nf);
+}
+
+/**
+ * neuron_file_put() - drop a reference on a file's structure
+ * @nf: the file.
+ *
+ * The last one (the open file's, or that of an object that outlived it)
+ * frees it. Any context that may sleep.
+ */
+void neuron_file_put(struct neuron_file *nf)
+{
+	kref_put(&nf->ref, neuron_file_free);
+}
+
+/*
+ * The file's last descriptor and mapping are gone: give up its NCs, cancel
+ * its work, empty its tables; what still holds the structure (memory alive
+ * elsewhere, work retiring) drops it later.
+ */
 static int neuron_release(struct inode *inode, struct file *file)
 {
 	struct neuron_file *nf = file->private_data;
@@ -197,8 +230,7 @@ static int neuron_release(struct inode *inode, struct file *file)
 	neuron_notify_file_release(nf);
 	neuron_file_copy_release(nf);
 	neuron_file_mem_release(nf);
-	put_device(&nf->nd->dev);
-	kfree(nf);
+	neuron_file_put(nf);
 	return 0;
 }
 

@@ -124,9 +124,11 @@ static int neuron_copy_run(struct neuron_file *nf, struct neuron_dma_queue *q,
 	int ret = 0;
 
 	*seqno = 0;
-	job->notify = neuron_notify_is_owner(nf, q->nc->index, NEURON_NOTIFY_COMPLETION);
 	if (async)
 		ret = neuron_async_reserve(nf, seqno);
+	/* Reported in the file's own queues only, with its own number. */
+	job->key = nf->key;
+	job->tag = *seqno;
 	if (!ret) {
 		ret = neuron_dma_submit(q, job, seg);
 		if (async && ret)
@@ -156,17 +158,9 @@ static struct neuron_job *neuron_copy_job(struct neuron_dma_queue *q,
 	return job;
 }
 
-/*
- * The kernel queue of the NC that @mem is charged to, if @nf may use that
- * NC (nobody else reserved it).
- */
-static struct neuron_dma_queue *neuron_copy_queue(struct neuron_file *nf,
-						  struct neuron_mem *mem)
+/* The kernel queue of the NC that @mem is charged to. */
+static struct neuron_dma_queue *neuron_copy_queue(struct neuron_mem *mem)
 {
-	int ret = neuron_nc_access(nf, mem->nc);
-
-	if (ret)
-		return ERR_PTR(ret);
 	return neuron_dma_queue_get(neuron_nc_get(mem->nd, mem->nc));
 }
 
@@ -197,7 +191,7 @@ int neuron_copy_mem(struct neuron_mem *src, u64 soff, struct neuron_mem *dst,
 		ret = neuron_copy_addr(dst, doff, len, &seg.dst);
 	if (ret)
 		return ret;
-	q = neuron_dma_queue_get(neuron_nc_get(dst->nd, dst->nc));
+	q = neuron_copy_queue(dst);
 	if (IS_ERR(q))
 		return PTR_ERR(q);
 	kref_get(&src->ref);
@@ -213,12 +207,18 @@ int neuron_copy_mem(struct neuron_mem *src, u64 soff, struct neuron_mem *dst,
 	return ret;
 }
 
+/*
+ * Between two objects of the file, through the queue of @dst's NC. Both
+ * NCs are entered (neuron_nc_enter()) until the job is submitted, or done
+ * for a synchronous copy.
+ */
 static int neuron_copy_objects(struct neuron_file *nf, struct neuron_copy *c)
 {
 	struct neuron_dma_seg seg = { .len = c->size };
 	struct neuron_mem *src, *dst = NULL;
 	struct neuron_dma_queue *q;
 	struct neuron_job *job;
+	u64 ncs = 0;
 	int ret = -ENOENT;
 
 	src = neuron_mem_lookup(nf, c->src_handle);
@@ -229,11 +229,13 @@ static int neuron_copy_objects(struct neuron_file *nf, struct neuron_copy *c)
 	ret = neuron_copy_addr(src, c->src_offset, c->size, &seg.src);
 	if (!ret)
 		ret = neuron_copy_addr(dst, c->dst_offset, c->size, &seg.dst);
-	if (!ret)
-		ret = neuron_nc_access(nf, src->nc);
 	if (ret)
 		goto err;
-	q = neuron_copy_queue(nf, dst);
+	ret = neuron_nc_enter(nf, BIT_ULL(src->nc) | BIT_ULL(dst->nc), 0);
+	if (ret)
+		goto err;
+	ncs = BIT_ULL(src->nc) | BIT_ULL(dst->nc);
+	q = neuron_copy_queue(dst);
 	if (IS_ERR(q)) {
 		ret = PTR_ERR(q);
 		goto err;
@@ -242,16 +244,20 @@ static int neuron_copy_objects(struct neuron_file *nf, struct neuron_copy *c)
 	job = neuron_copy_job(q, src);
 	if (!job) {
 		neuron_mem_put(dst);
-		return -ENOMEM;
+		ret = -ENOMEM;
+		goto out;
 	}
 	job->mem[1] = dst;
-	return neuron_copy_run(nf, q, job, &seg, c->flags & NEURON_COPY_ASYNC,
-			       &c->seqno);
+	ret = neuron_copy_run(nf, q, job, &seg, c->flags & NEURON_COPY_ASYNC,
+			      &c->seqno);
+	goto out;
 err:
 	if (dst)
 		neuron_mem_put(dst);
 	if (src)
 		neuron_mem_put(src);
+out:
+	neuron_nc_exit(nf, ncs);
 	return ret;
 }
 
@@ -385,13 +391,21 @@ static int neuron_copy_user(struct neuron_file *nf, struct neuron_copy *c)
 		return -ENOENT;
 	ret = neuron_copy_addr(mem, to_user ? c->src_offset : c->dst_offset,
 			       c->size, &dev);
-	q = ret ? NULL : neuron_copy_queue(nf, mem);
+	if (ret)
+		goto out;
+	/* The object's NC until the copy is submitted (done, if synchronous). */
+	ret = neuron_nc_enter(nf, BIT_ULL(mem->nc), 0);
+	if (ret)
+		goto out;
+	q = neuron_copy_queue(mem);
 	if (IS_ERR(q))
 		ret = PTR_ERR(q);
-	if (!ret && (c->flags & NEURON_COPY_ASYNC))
+	else if (c->flags & NEURON_COPY_ASYNC)
 		ret = neuron_copy_user_async(nf, mem, q, dev, uaddr, c, to_user);
-	else if (!ret)
+	else
 		ret = neuron_copy_user_sync(nf, mem, q, dev, uaddr, c->size, to_user);
+	neuron_nc_exit(nf, BIT_ULL(mem->nc));
+out:
 	neuron_mem_put(mem);
 	return ret;
 }
@@ -420,6 +434,7 @@ int neuron_ioctl_memset(struct neuron_file *nf, void *arg)
 	struct neuron_dma_queue *q;
 	struct neuron_job *job;
 	struct neuron_mem *mem;
+	u32 nc;
 	int ret;
 
 	if (!(nd->hal->caps & NEURON_CAP_COPY))
@@ -431,19 +446,30 @@ int neuron_ioctl_memset(struct neuron_file *nf, void *arg)
 	if (!mem)
 		return -ENOENT;
 	seg.value = m->value;
+	nc = mem->nc;
 	ret = neuron_copy_addr(mem, m->offset, m->size, &seg.dst);
-	q = ret ? NULL : neuron_copy_queue(nf, mem);
-	if (IS_ERR(q))
-		ret = PTR_ERR(q);
+	if (!ret)
+		ret = neuron_nc_enter(nf, BIT_ULL(nc), 0);
 	if (ret) {
 		neuron_mem_put(mem);
 		return ret;
 	}
-	job = neuron_copy_job(q, mem);
-	if (!job)
-		return -ENOMEM;
-	return neuron_copy_run(nf, q, job, &seg, m->flags & NEURON_COPY_ASYNC,
-			       &m->seqno);
+	q = neuron_copy_queue(mem);
+	if (IS_ERR(q)) {
+		neuron_mem_put(mem);
+		ret = PTR_ERR(q);
+		goto out;
+	}
+	job = neuron_copy_job(q, mem);	/* takes the reference */
+	if (!job) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = neuron_copy_run(nf, q, job, &seg, m->flags & NEURON_COPY_ASYNC,
+			      &m->seqno);
+out:
+	neuron_nc_exit(nf, BIT_ULL(nc));
+	return ret;
 }
 
 /*

@@ -205,8 +205,9 @@ struct neuron_device *neuron_device_create(const struct neuron_device_desc *desc
 	for (i = 0; i < NEURON_MAX_NC; i++) {
 		nd->nc[i].nd = nd;
 		nd->nc[i].index = i;
+		init_rwsem(&nd->nc[i].hold);
 		mutex_init(&nd->nc[i].lock);
-		init_waitqueue_head(&nd->nc[i].sem_wait);
+		init_waitqueue_head(&nd->nc[i].event_wait);
 	}
 
 	/* From here on, put_device() frees nd and its minor. */

@@ -16,6 +16,7 @@
 #include <linux/mm_types.h>
 #include <linux/mutex.h>
 #include <linux/nospec.h>
+#include <linux/rwsem.h>
 #include <linux/sizes.h>
 #include <linux/srcu.h>
 #include <linux/types.h>
@@ -109,12 +110,18 @@ struct neuron_mem_counter {
  * struct neuron_nc - one NeuronCore of a device
  * @nd: the device (not a reference: the NC lives inside it).
  * @index: its number on the device.
+ * @hold: who may act on the NC (neuron_nc_enter()): a call that does work
+ *	on the NC holds it for reading from its ownership check to the
+ *	commit of its work; NC_RESERVE, NC_RELEASE and a file's release
+ *	change the owner holding it for writing. Taken before every other
+ *	lock of the driver.
  * @lock: guards @state, @owner, @owner_pid, @owner_uid and the creation
  *	of @dma; taken before the DMA queue's submit_lock (docs/locking.md).
  * @state: NEURON_NC_* of uapi/neuron.h (free, reserved, running,
  *	resetting, failed).
  * @owner: the file that reserved the NC, NULL while none (neuron_nc.c);
- *	read without the lock only as a hint (READ_ONCE).
+ *	written under @hold (for writing) and @lock; stable for a holder of
+ *	@hold; otherwise read only as a hint (READ_ONCE).
  * @owner_pid: the thread group that reserved it (a reference), or NULL.
  * @owner_uid: the reserver's effective uid.
  * @dma: the driver's DMA queue of this NC, made on first use; once set it
@@ -123,8 +130,11 @@ struct neuron_mem_counter {
  *	NULL when the device has no NEURON_CAP_NOTIFY.
  * @exec: the NC's execution queue (neuron_exec.c), made on first use;
  *	stays until the device is released.
- * @sem_wait: NC_SEM waiters; woken when a semaphore or event of the NC
- *	changes, and by removal.
+ * @event_gen: bumped before @event_wait is woken (neuron_nc_wake()).
+ * @event_wait: the threads waiting for something of the NC (NC_SEM WAIT,
+ *	the end of an execution, a notification); woken by neuron_nc_wake()
+ *	when a semaphore or event, the owner, a job or a notification queue
+ *	of the NC changes, and by removal.
  * @usage: memory alive that is charged to this NC.
  * @jobs: DMA jobs submitted to this NC.
  * @jobs_failed: DMA jobs that completed with an error.
@@ -137,6 +147,7 @@ struct neuron_mem_counter {
 struct neuron_nc {
 	struct neuron_device *nd;
 	u32 index;
+	struct rw_semaphore hold;	/* see above */
 	struct mutex lock;		/* guards @state, @dma creation */
 	u32 state;
 	struct neuron_file *owner;
@@ -145,7 +156,8 @@ struct neuron_nc {
 	struct neuron_dma_queue *dma;
 	struct neuron_notify_queue *notify;
 	struct neuron_exec_queue *exec;
-	wait_queue_head_t sem_wait;
+	atomic_t event_gen;
+	wait_queue_head_t event_wait;
 	struct neuron_mem_counter usage;
 	atomic64_t jobs;
 	atomic64_t jobs_failed;
@@ -198,6 +210,7 @@ struct neuron_nc {
  * @groups: the class device's sysfs attribute groups, NULL-terminated
  *	(neuron_sysfs.c): the device's and one per NC it has.
  * @debugfs: its debugfs directory (neuron_debugfs.c), or NULL.
+ * @next_key: the last notification key given to a file (neuron_open()).
  */
 struct neuron_device {
 	struct device dev;
@@ -225,24 +238,38 @@ struct neuron_device {
 	struct neuron_notify_dev *notify;
 	const struct attribute_group *groups[NEURON_MAX_NC + 2];
 	struct dentry *debugfs;
+	atomic_t next_key;
 };
 
 /**
  * struct neuron_file - state of one open file of a device
- * @nd: the device; a reference is held from open to release.
+ * @ref: references: the open file's, and one per object that outlives it
+ *	and must still find it: a memory object or model charged to it (its
+ *	counters), a job it submitted (its identity for cancelling). The
+ *	file's tables are emptied at its release; the structure goes with
+ *	the last reference, so its address is never another file's while
+ *	anything still names it.
+ * @nd: the device; a reference is held until the last reference goes.
  * @handles: handle -> struct neuron_mem; each entry holds a reference.
  * @nhandles: entries in @handles.
- * @usage: memory of the file's live handles.
+ * @usage: memory the file allocated that is still alive: charged at
+ *	allocation, returned when the memory is freed (its handle gone and
+ *	no mapping, transfer or execution using it), within the per-file
+ *	limits.
  * @reqs: sequence number -> struct neuron_job of asynchronous calls
  *	not yet collected by WAIT; each entry holds a reference.
  * @next_seqno: cursor of the cyclic sequence number allocation.
  * @nreqs: entries in @reqs.
  * @nqueues: notification queues the file owns; under the device's
  *	notification lock (dma/neuron_notify.c).
+ * @key: the file's notification key, unique on the device (never 0): its
+ *	DMA work is tagged with it, and its notification queues report only
+ *	work with its key (struct neuron_udma_desc).
  * @models: handle -> struct neuron_model loaded by the file (neuron_model.c);
  *	each entry holds a reference.
  */
 struct neuron_file {
+	struct kref ref;
 	struct neuron_device *nd;
 	struct xarray handles;
 	atomic64_t nhandles;
@@ -251,6 +278,7 @@ struct neuron_file {
 	u32 next_seqno;
 	atomic_t nreqs;
 	unsigned int nqueues;
+	u32 key;
 	struct xarray models;
 };
 
@@ -272,6 +300,9 @@ struct neuron_file {
  *	mapping for the device.
  * @charge: host memory: its charge to the allocating process's pinned
  *	memory, returned when the memory is freed.
+ * @owner: the file whose limits the memory is charged to (a reference),
+ *	or NULL for the driver's own memory; @size returns to its counters
+ *	when the memory is freed.
  * @handle: the handle in the owning file, 0 until it has one; never
  *	changes after. Read by mmap under &neuron_device.offset_lock.
  * @mmap_pgoff: first mmap page offset of the object, 0 while it has none;
@@ -290,6 +321,7 @@ struct neuron_mem {
 	struct page **pages;
 	struct neuron_hw_res res;
 	struct neuron_pin_charge charge;
+	struct neuron_file *owner;
 	u32 handle;
 	unsigned long mmap_pgoff;
 };
@@ -385,8 +417,19 @@ void neuron_hw_res_add(struct neuron_device *nd, struct neuron_hw_res *res,
 				       struct neuron_hw_res *res));
 void neuron_hw_res_put(struct neuron_device *nd, struct neuron_hw_res *res);
 
+/* neuron_cdev.c */
+void neuron_file_put(struct neuron_file *nf);
+
+static inline struct neuron_file *neuron_file_get(struct neuron_file *nf)
+{
+	kref_get(&nf->ref);
+	return nf;
+}
+
 /* neuron_nc.c */
-int neuron_nc_access(struct neuron_file *nf, u32 nc);
+
+int neuron_nc_enter(struct neuron_file *nf, u64 mask, u64 mine);
+void neuron_nc_exit(struct neuron_file *nf, u64 mask);
 void neuron_nc_file_release(struct neuron_file *nf);
 int neuron_ioctl_nc_reserve(struct neuron_file *nf, void *arg);
 int neuron_ioctl_nc_release(struct neuron_file *nf, void *arg);
@@ -398,6 +441,8 @@ int neuron_query_nc_state(struct neuron_file *nf, struct neuron_query *q);
 void neuron_nc_reset_done(struct neuron_nc *nc, bool ok);
 void neuron_nc_set_running(struct neuron_nc *nc, bool running);
 bool neuron_nc_owner_visible(struct neuron_nc *nc);
+pid_t neuron_nc_owner_pid_locked(struct neuron_nc *nc);
+void neuron_nc_wake(struct neuron_nc *nc);
 
 /* neuron_cdev.c */
 extern const struct file_operations neuron_fops;
@@ -464,10 +509,11 @@ void neuron_device_mem_fini(struct neuron_device *nd);
 int neuron_ioctl_mem_alloc(struct neuron_file *nf, void *arg);
 int neuron_ioctl_mem_free(struct neuron_file *nf, void *arg);
 struct neuron_mem *neuron_mem_lookup(struct neuron_file *nf, u32 handle);
-struct neuron_mem *neuron_mem_new(struct neuron_device *nd, u32 kind, u32 nc,
+struct neuron_mem *neuron_mem_new(struct neuron_device *nd,
+				  struct neuron_file *owner, u32 kind, u32 nc,
 				  u32 channel, u64 align, u64 size);
-int neuron_file_reserve(struct neuron_file *nf, u32 kind, u64 size);
-void neuron_file_unreserve(struct neuron_file *nf, u32 kind, u64 size);
+int neuron_file_handle_get(struct neuron_file *nf);
+void neuron_file_handle_put(struct neuron_file *nf);
 void neuron_dram_channel_usage(struct neuron_device *nd, u64 *used, u32 n);
 void neuron_mem_put(struct neuron_mem *mem);
 struct page **neuron_pages_alloc(unsigned long npages);
@@ -496,7 +542,8 @@ int neuron_notify_device_init(struct neuron_device *nd);
 void neuron_notify_device_fini(struct neuron_device *nd);
 void neuron_notify_unplug(struct neuron_device *nd);
 void neuron_notify_file_release(struct neuron_file *nf);
-bool neuron_notify_is_owner(struct neuron_file *nf, u32 nc, u32 type);
+void neuron_notify_nc_revoke_locked(struct neuron_device *nd, u32 nc,
+				    struct neuron_file *keep);
 int neuron_notify_mmap(struct file *file, struct vm_area_struct *vma);
 int neuron_ioctl_notify_setup(struct neuron_file *nf, void *arg);
 int neuron_ioctl_notify_wait(struct neuron_file *nf, void *arg);

@@ -66,6 +66,11 @@ unsigned int neuron_exec_queue_depth = 16;
 module_param_cb(exec_queue_depth, &neuron_exec_depth_ops, &neuron_exec_queue_depth, 0644);
 MODULE_PARM_DESC(exec_queue_depth,
 		 "executions queued or running per NeuronCore (1..1024)");
+
+static unsigned int neuron_exec_spin_us = 20;
+module_param_named(exec_spin_us, neuron_exec_spin_us, uint, 0644);
+MODULE_PARM_DESC(exec_spin_us,
+		 "a waiter polls for the end of an execution this long before it sleeps (us, 0..1000)");
 /* The NEURON_EXEC_* status of an execution that ended with @err. */
 static u32 neuron_exec_status(int err)
 {
@@ -89,6 +94,8 @@ static void neuron_exec_ej_free(struct neuron_exec_job *ej)
 	for (i = 0; i < ej->nbound; i++)
 		neuron_mem_put(ej->bound[i]);
 	neuron_model_put(ej->model);
+	if (ej->nf)
+		neuron_file_put(ej->nf);
 	kfree(ej);
 }
 
@@ -120,6 +127,7 @@ static void neuron_exec_finish(struct neuron_exec_queue *eq,
 				   job->fence.seqno, neuron_exec_status(err),
 				   started);
 	dma_fence_signal(&job->fence);
+	neuron_nc_wake(eq->nc);
 	neuron_job_put(job);
 }
 
@@ -169,6 +177,8 @@ static int neuron_exec_start(struct neuron_exec_queue *eq, struct neuron_job *jo
 	ej->started = eq->started;
 	eq->deadline = jiffies + msecs_to_jiffies(ej->timeout_ms);
 	mod_delayed_work(system_wq, &eq->timeout_work, msecs_to_jiffies(ej->timeout_ms));
+	/* Its waiters may compute it now (neuron_exec_wait()). */
+	neuron_nc_wake(eq->nc);
 	return 0;
 }
 
@@ -211,7 +221,7 @@ static void neuron_exec_start_next(struct neuron_exec_queue *eq)
 		if (job)
 			list_del_init(&job->node);
 		spin_unlock_irq(&eq->lock);
-		if (job && READ_ONCE(eq->nc->owner) != job->exec->owner) {
+		if (job && READ_ONCE(eq->nc->owner) != job->exec->nf) {
 			neuron_exec_finish(eq, job, -ECANCELED);
 			continue;
 		}
@@ -250,6 +260,137 @@ static bool neuron_exec_collect(struct neuron_exec_queue *eq)
 	return true;
 }
 
+/*
+ * Has the running execution ended? Then collect it and start the next.
+ * Called inside the removal guard (the status memory lives until
+ * removal); looks without run_lock first. Return: true if one ended.
+ */
+static bool neuron_exec_poll(struct neuron_exec_queue *eq)
+{
+	bool done;
+
+	if (le32_to_cpu(READ_ONCE(eq->status->seq)) != READ_ONCE(eq->seq))
+		return false;
+	mutex_lock(&eq->run_lock);
+	done = neuron_exec_collect(eq);
+	if (done)
+		neuron_exec_start_next(eq);
+	mutex_unlock(&eq->run_lock);
+	return done;
+}
+
+/*
+ * Lend the caller to NC @nc's core once: collect an execution that ended,
+ * or compute the running one for a slice where the core computes on the
+ * host (ndhal_ops.exec_drive). Return: true if something moved (look
+ * again at once), false if nothing can be done now (sleep until woken).
+ */
+static bool neuron_exec_drive(struct neuron_nc *nc)
+{
+	/* Pairs with the release of neuron_exec_queue_get(). */
+	struct neuron_exec_queue *eq = smp_load_acquire(&nc->exec);
+	struct neuron_device *nd = nc->nd;
+	bool moved = true;
+	int idx, ret;
+
+	if (!eq || !neuron_dev_enter(nd, &idx))
+		return false;
+	if (!neuron_exec_poll(eq)) {
+		ret = neuron_hw_exec_drive(nd, nc->index);
+		if (!ret)
+			neuron_exec_poll(eq);
+		moved = !ret || ret == -EINPROGRESS;
+	}
+	neuron_dev_exit(nd, idx);
+	return moved;
+}
+
+/**
+ * neuron_exec_wait() - wait for a condition of NC @nc, lending it the caller
+ * @nc: the NC.
+ * @check: the condition: > 0 met, 0 not yet, < 0 an error to return. Called
+ *	in the caller's context, not in a wait state (it may sleep on a lock).
+ * @arg: its argument.
+ * @deadline: absolute CLOCK_MONOTONIC, KTIME_MAX for none.
+ * @intr: interruptible (-ERESTARTSYS on a signal: deadlines are absolute,
+ *	a restarted call waits no longer) or only killable (-EINTR).
+ *
+ * The one wait for an execution's end, a semaphore or a notification of an
+ * NC. Where the cores compute on the host (the simulator) the waiter
+ * computes the NC's running execution meanwhile, on its own CPU time, so
+ * nice, the cpu cgroup and RLIMIT_CPU of the process that wants the result
+ * see it; elsewhere it polls the execution's status for exec_spin_us (the
+ * latency of a short execution is then not that of a wake-up) and sleeps
+ * on the NC's event_wait. Whatever changes a condition calls
+ * neuron_nc_wake(); @event_gen is read before @check, so a change between
+ * the two is never slept through.
+ *
+ * Return: 0 (met), the error of @check, -ETIME, -ERESTARTSYS or -EINTR.
+ */
+int neuron_exec_wait(struct neuron_nc *nc, int (*check)(void *arg), void *arg,
+		     ktime_t deadline, bool intr)
+{
+	ktime_t spin_end = 0;
+	bool drove = false;
+	DEFINE_WAIT(wait);
+	int gen, ret;
+
+	for (;;) {
+		gen = atomic_read(&nc->event_gen);
+		ret = check(arg);
+		if (ret) {
+			ret = ret < 0 ? ret : 0;
+			break;
+		}
+		if (intr ? signal_pending(current) : fatal_signal_pending(current)) {
+			ret = intr ? -ERESTARTSYS : -EINTR;
+			break;
+		}
+		if (ktime_compare(ktime_get(), deadline) >= 0) {
+			ret = -ETIME;
+			break;
+		}
+		if (neuron_exec_drive(nc)) {
+			drove = true;
+			cond_resched();
+			continue;
+		}
+		if (!nc->nd->hal->ops->exec_drive) {
+			if (!spin_end)
+				spin_end = ktime_add_us(ktime_get(),
+							min(READ_ONCE(neuron_exec_spin_us), 1000U));
+			if (ktime_before(ktime_get(), spin_end)) {
+				cpu_relax();
+				continue;
+			}
+		}
+		prepare_to_wait(&nc->event_wait, &wait,
+				intr ? TASK_INTERRUPTIBLE : TASK_KILLABLE);
+		if (atomic_read(&nc->event_gen) == gen)
+			ret = neuron_wait_step(deadline, intr);
+		finish_wait(&nc->event_wait, &wait);
+		if (ret)
+			break;
+	}
+	/* Another waiter may compute the core now. */
+	if (drove)
+		neuron_nc_wake(nc);
+	return ret;
+}
+
+static int neuron_exec_job_check(void *arg)
+{
+	return neuron_job_done(arg);
+}
+
+/* The wait of an execution's job (neuron_job_wait() of its waiters). */
+static int neuron_exec_job_wait(struct neuron_job *job, ktime_t deadline, bool intr)
+{
+	int ret = neuron_exec_wait(job->nc, neuron_exec_job_check, job, deadline, intr);
+
+	return ret ? ret : neuron_job_status(job);
+}
+
 static void neuron_exec_done_work(struct work_struct *work)
 {
 	struct neuron_exec_queue *eq = container_of(work, struct neuron_exec_queue,
@@ -277,11 +418,12 @@ enum neuron_exec_which {
 };
 
 static bool neuron_exec_matches(const struct neuron_job *job,
-				enum neuron_exec_which which, const void *owner)
+				enum neuron_exec_which which,
+				const struct neuron_file *owner)
 {
 	if (which == NEURON_EXEC_ALL)
 		return true;
-	return (job->exec && job->exec->owner == owner) == (which == NEURON_EXEC_OF);
+	return (job->exec && job->exec->nf == owner) == (which == NEURON_EXEC_OF);
 }
 
 /*
@@ -292,7 +434,7 @@ static bool neuron_exec_matches(const struct neuron_job *job,
  */
 static void neuron_exec_stop(struct neuron_exec_queue *eq, struct neuron_job *job,
 			     int err, enum neuron_exec_which which,
-			     const void *owner, u32 code)
+			     const struct neuron_file *owner, u32 code)
 {
 	struct neuron_device *nd = eq->nc->nd;
 	struct neuron_job *j, *tmp;
@@ -416,19 +558,13 @@ out:
 }
 
 /*
- * Queue @job of @nf (the queue takes a reference); start it if the core is
- * idle. The caller checked that @nf holds the NC, but an NC_RELEASE of
- * another thread may have run since: it clears the owner, then cancels the
- * file's work under run_lock. So the owner is checked again under run_lock:
- * a release that ran before is seen (the job is taken back, -EACCES), one
- * that runs after cancels the job. The job never runs on a core the file
- * does not hold.
+ * Queue @job (the queue takes a reference); start it if the core is idle.
+ * The caller holds the NC (neuron_nc_enter()): the file cannot lose it
+ * before the job is queued; a release after that cancels it.
  */
-static int neuron_exec_queue_job(struct neuron_exec_queue *eq, struct neuron_job *job,
-				 struct neuron_file *nf)
+static int neuron_exec_queue_job(struct neuron_exec_queue *eq, struct neuron_job *job)
 {
 	u32 max = READ_ONCE(neuron_exec_queue_depth);
-	bool taken = false;
 	int ret = 0;
 
 	spin_lock_irq(&eq->lock);
@@ -448,31 +584,20 @@ static int neuron_exec_queue_job(struct neuron_exec_queue *eq, struct neuron_job
 	if (ret)
 		return ret;
 	mutex_lock(&eq->run_lock);
-	if (READ_ONCE(eq->nc->owner) != nf) {
-		/* Still queued unless the release's cancel took it already. */
-		spin_lock_irq(&eq->lock);
-		if (!list_empty(&job->node)) {
-			list_del_init(&job->node);
-			eq->depth--;
-			taken = true;
-		}
-		spin_unlock_irq(&eq->lock);
-	}
 	neuron_exec_start_next(eq);
 	mutex_unlock(&eq->run_lock);
-	if (!taken)
-		return 0;
-	/* Its fence is never left unsignalled; the caller sees -EACCES. */
-	dma_fence_set_error(&job->fence, -EACCES);
-	dma_fence_signal(&job->fence);
-	neuron_job_put(job);	/* the queue's reference */
-	return -EACCES;
+	return 0;
 }
 
-/* The execution's part of the job: the model and the bound objects. */
+/*
+ * The execution's part of the job: the model, the bound objects, the
+ * file. Takes the caller's reference on @model. *@ncs gets the NCs the
+ * bound objects are charged to.
+ */
 static struct neuron_exec_job *neuron_exec_bind(struct neuron_file *nf,
 						struct neuron_execute *x,
-						struct neuron_model *model)
+						struct neuron_model *model,
+						u64 *ncs)
 {
 	u32 handles[NEURON_MAX_SLOTS];
 	struct neuron_exec_job *ej;
@@ -485,7 +610,7 @@ static struct neuron_exec_job *neuron_exec_bind(struct neuron_file *nf,
 		return ERR_PTR(-ENOMEM);
 	}
 	ej->model = model;
-	ej->owner = nf;
+	ej->nf = neuron_file_get(nf);
 	ej->timeout_ms = x->timeout_ms ?: READ_ONCE(neuron_exec_timeout_ms);
 	if (model->nslots &&
 	    copy_from_user(handles, u64_to_user_ptr(x->bindings),
@@ -501,6 +626,7 @@ static struct neuron_exec_job *neuron_exec_bind(struct neuron_file *nf,
 		ret = -EINVAL;
 		if (mem->kind != NEURON_MEM_DEVICE || mem->size < model->slots[i].size)
 			goto err;
+		*ncs |= BIT_ULL(mem->nc);
 	}
 	return ej;
 err:
@@ -517,7 +643,7 @@ int neuron_ioctl_execute(struct neuron_file *nf, void *arg)
 	struct neuron_exec_job *ej;
 	struct neuron_model *model;
 	struct neuron_job *job;
-	u64 seqno = 0;
+	u64 seqno = 0, ncs, mine;
 	int ret;
 
 	x->seqno = 0;
@@ -530,40 +656,51 @@ int neuron_ioctl_execute(struct neuron_file *nf, void *arg)
 	model = neuron_model_lookup(nf, x->model);
 	if (!model)
 		return -ENOENT;
-	ret = -EINVAL;
-	if (x->nbindings != model->nslots)
-		goto err_model;
-	ret = -EACCES;
-	if (READ_ONCE(neuron_nc_get(nd, model->nc)->owner) != nf)
-		goto err_model;
-	eq = neuron_exec_queue_get(neuron_nc_get(nd, model->nc));
-	if (IS_ERR(eq)) {
-		ret = PTR_ERR(eq);
-		goto err_model;
+	if (x->nbindings != model->nslots) {
+		neuron_model_put(model);
+		return -EINVAL;
 	}
-	ej = neuron_exec_bind(nf, x, model);	/* takes the model's reference */
+	mine = BIT_ULL(model->nc);
+	ncs = mine;
+	ej = neuron_exec_bind(nf, x, model, &ncs);	/* takes the model's reference */
 	if (IS_ERR(ej))
 		return PTR_ERR(ej);
+	/*
+	 * The model's NC is the file's, and the bound objects' NCs nobody
+	 * else's, until the execution is queued: then a release cancels it.
+	 */
+	ret = neuron_nc_enter(nf, ncs, mine);
+	if (ret) {
+		neuron_exec_ej_free(ej);
+		return ret;
+	}
+	eq = neuron_exec_queue_get(neuron_nc_get(nd, model->nc));
+	if (IS_ERR(eq)) {
+		neuron_nc_exit(nf, ncs);
+		neuron_exec_ej_free(ej);
+		return PTR_ERR(eq);
+	}
 	job = neuron_job_new(nd, &eq->lock, eq->fence_ctx);
 	if (!job) {
+		neuron_nc_exit(nf, ncs);
 		neuron_exec_ej_free(ej);
 		return -ENOMEM;
 	}
 	job->exec = ej;		/* the job gives it back */
+	job->nc = eq->nc;
+	job->wait = neuron_exec_job_wait;
 
-	if (!wait) {
+	if (!wait)
 		ret = neuron_async_reserve(nf, &seqno);
-		if (ret)
-			goto out;
-	}
-	ret = neuron_exec_queue_job(eq, job, nf);
-	if (ret) {
-		if (!wait)
+	if (!ret) {
+		ret = neuron_exec_queue_job(eq, job);
+		if (ret && !wait)
 			neuron_async_unreserve(nf, seqno);
-		goto out;
+		else if (!wait)
+			neuron_async_publish(nf, seqno, job);
 	}
-	if (!wait) {
-		neuron_async_publish(nf, seqno, job);
+	neuron_nc_exit(nf, ncs);
+	if (ret || !wait) {
 		x->seqno = seqno;
 		goto out;
 	}
@@ -574,11 +711,9 @@ int neuron_ioctl_execute(struct neuron_file *nf, void *arg)
 		ret = 0;
 	}
 out:
+	if (ret)
+		x->seqno = 0;
 	neuron_job_put(job);
-	return ret;
-
-err_model:
-	neuron_model_put(model);
 	return ret;
 }
 
@@ -587,7 +722,8 @@ err_model:
  * closed. Its running execution is stopped (the core reset, no
  * notification), its queued ones fail; other files' work goes on.
  */
-void neuron_exec_cancel_file(struct neuron_device *nd, u32 nci, const void *owner)
+void neuron_exec_cancel_file(struct neuron_device *nd, u32 nci,
+			     const struct neuron_file *owner)
 {
 	/* Pairs with the release of neuron_exec_queue_get(). */
 	struct neuron_exec_queue *eq = smp_load_acquire(&nd->nc[nci].exec);
@@ -605,36 +741,33 @@ void neuron_exec_cancel_file(struct neuron_device *nd, u32 nci, const void *owne
 	mutex_unlock(&eq->run_lock);
 }
 
-/*
- * NC @nci changed hands: @owner (a file) reserved it. Whatever another
- * file left on it (its cancel at release or close may not have run yet) is
- * stopped, and the NC's semaphores and events are cleared, under run_lock
- * so that no execution runs in between: the new owner starts from a clean
- * core and learns nothing of the one before.
+/**
+ * neuron_exec_handover_locked() - NC @nci changed hands: @owner reserved it
+ * @nd: the device.
+ * @nci: the NC.
+ * @owner: the new owner.
+ *
+ * Called by NC_RESERVE with the NC's hold taken for writing: no call of
+ * any file acts on the NC meanwhile. Whatever another file left on it
+ * (its cancel at release or close may not have run yet) is stopped, and
+ * the NC's semaphores and events are cleared, under run_lock so that no
+ * execution runs in between: the new owner starts from a clean core and
+ * learns nothing of the one before.
  */
-void neuron_exec_handover(struct neuron_device *nd, u32 nci, const void *owner)
+void neuron_exec_handover_locked(struct neuron_device *nd, u32 nci,
+				 const struct neuron_file *owner)
 {
 	/* Pairs with the release of neuron_exec_queue_get(). */
 	struct neuron_exec_queue *eq = smp_load_acquire(&nd->nc[nci].exec);
 	struct neuron_job *run;
 
+	lockdep_assert_held_write(&nd->nc[nci].hold);
 	if (!eq) {
-		/* No execution ever ran; nc->lock keeps the owner meanwhile. */
-		mutex_lock(&nd->nc[nci].lock);
-		if (nd->nc[nci].owner == owner)
-			neuron_nc_sem_clear(nd, nci);
-		mutex_unlock(&nd->nc[nci].lock);
+		/* No execution ever ran. */
+		neuron_nc_sem_clear(nd, nci);
 		return;
 	}
 	mutex_lock(&eq->run_lock);
-	/*
-	 * Released already (by another thread of the file) and maybe
-	 * reserved by another file, whose own handover did the work.
-	 */
-	if (READ_ONCE(nd->nc[nci].owner) != owner) {
-		mutex_unlock(&eq->run_lock);
-		return;
-	}
 	neuron_exec_collect(eq);
 	run = eq->running;
 	if (run && !neuron_exec_matches(run, NEURON_EXEC_NOT_OF, owner))

@@ -23,9 +23,9 @@ struct neuron_job;
  * @nc: the NeuronCore the model was loaded for.
  * @mem: device memory of the model: the blocks, then the data, then the
  *	scratch, each part starting on a page.
- * @charged: bytes of @mem charged to the loading file's limits, returned
- *	when the handle goes (the file may be gone before the memory).
- * @counted: the model is counted in its NC's models (while its handle is).
+ * @counted: the model is counted in its NC's models and its file's
+ *	handles (while its handle is). Its memory is charged to the file
+ *	(neuron_mem_new()) until freed.
  * @block_off: offset in @mem of each engine's block (NEURON_ENGINE_*).
  * @block_count: instructions of each engine's block, 0 if none.
  * @data_off: offset of the data in @mem.
@@ -40,7 +40,6 @@ struct neuron_model {
 	struct neuron_device *nd;
 	u32 nc;
 	struct neuron_mem *mem;
-	u64 charged;
 	bool counted;
 	u64 block_off[NEURON_ENGINES];
 	u32 block_count[NEURON_ENGINES];
@@ -55,8 +54,9 @@ struct neuron_model {
 /**
  * struct neuron_exec_job - what an execution holds (neuron_job.exec)
  * @model: the model (a reference).
- * @owner: the submitting file, as a cookie only (never dereferenced): its
- *	release cancels what it left queued or running.
+ * @nf: the submitting file (a reference: its address is nobody else's
+ *	while the job lives); its release cancels what it left queued or
+ *	running, a new owner of the NC what any other file left.
  * @timeout_ms: how long it may run once started.
  * @started: when it was handed to the core, 0 before (its duration in the
  *	neuron_exec_complete trace event).
@@ -65,7 +65,7 @@ struct neuron_model {
  */
 struct neuron_exec_job {
 	struct neuron_model *model;
-	const void *owner;
+	struct neuron_file *nf;
 	u32 timeout_ms;
 	ktime_t started;
 	u32 nbound;
@@ -143,6 +143,7 @@ void neuron_file_model_release(struct neuron_file *nf);
 int neuron_ioctl_model_load(struct neuron_file *nf, void *arg);
 int neuron_ioctl_model_unload(struct neuron_file *nf, void *arg);
 #if IS_ENABLED(CONFIG_KUNIT)
+int neuron_model_slot_check(const struct neuron_model_slot *s);
 int neuron_tpb_check_block(const struct neuron_tpb_insn *insns, u32 count,
 			   u32 engine, const struct neuron_tpb_limits *lim,
 			   u32 *bad);
@@ -150,9 +151,13 @@ int neuron_tpb_check_block(const struct neuron_tpb_insn *insns, u32 count,
 
 /* neuron_exec.c */
 int neuron_ioctl_execute(struct neuron_file *nf, void *arg);
-void neuron_exec_cancel_file(struct neuron_device *nd, u32 nc, const void *owner);
+int neuron_exec_wait(struct neuron_nc *nc, int (*check)(void *arg), void *arg,
+		     ktime_t deadline, bool intr);
+void neuron_exec_cancel_file(struct neuron_device *nd, u32 nc,
+			     const struct neuron_file *owner);
 void neuron_exec_file_release(struct neuron_file *nf);
-void neuron_exec_handover(struct neuron_device *nd, u32 nc, const void *owner);
+void neuron_exec_handover_locked(struct neuron_device *nd, u32 nc,
+				 const struct neuron_file *owner);
 void neuron_exec_unplug(struct neuron_device *nd);
 void neuron_exec_release(struct neuron_device *nd);
 void neuron_exec_job_drop(struct neuron_job *job);

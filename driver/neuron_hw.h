@@ -102,9 +102,9 @@ static inline void neuron_hw_dma_queue_stop(struct neuron_device *nd, u32 engine
 }
 
 static inline int neuron_hw_notify_init(struct neuron_device *nd, u32 nc,
-					u32 type, u64 iova, u32 entries)
+					u32 type, u64 iova, u32 entries, u32 key)
 {
-	return nd->hal->ops->notify_init(nd, nc, type, iova, entries);
+	return nd->hal->ops->notify_init(nd, nc, type, iova, entries, key);
 }
 
 static inline void neuron_hw_notify_fini(struct neuron_device *nd, u32 nc,
@@ -136,6 +136,12 @@ static inline void neuron_hw_exec_reset(struct neuron_device *nd, u32 nc,
 					u32 code)
 {
 	nd->hal->ops->exec_reset(nd, nc, code);
+}
+
+/* Optional: -EAGAIN (nothing to do) for a backend without it. */
+static inline int neuron_hw_exec_drive(struct neuron_device *nd, u32 nc)
+{
+	return nd->hal->ops->exec_drive ? nd->hal->ops->exec_drive(nd, nc) : -EAGAIN;
 }
 
 #endif /* _NEURON_HW_H */

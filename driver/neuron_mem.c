@@ -10,10 +10,12 @@
  * is an equal slice of that space. The backend provides the memory behind
  * an address range (ndhal_ops.dram_alloc): the simulator's own pages.
  *
- * Accounting: the device's counters follow memory alive (charged at
- * allocation, released with the last reference); a file's counters follow
- * its handles and are bounded by the per-file limits (neuron_max_handles,
- * neuron_max_mem_bytes). Host memory cannot be swapped: its pages are
+ * Accounting: the device's counters and the allocating file's follow
+ * memory alive (charged at allocation, returned with the last reference,
+ * wherever it was: a mapping, a transfer, an execution); the file's bytes
+ * are bounded by neuron_max_mem_bytes, its handles (memory objects and
+ * models) by neuron_max_handles. The object holds a reference on the
+ * file's structure for that (struct neuron_file.ref). Host memory cannot be swapped: its pages are
  * charged to the allocating process's memory cgroup (__GFP_ACCOUNT) and to
  * its pinned memory (neuron_pin_charge(), within RLIMIT_MEMLOCK) until
  * they are freed with the last reference, wherever that reference was
@@ -33,16 +35,31 @@
 #include "neuron_drv.h"
 #include "neuron_hw.h"
 
+/*
+ * User-sized allocations (memory objects, models, rings) may fail: the
+ * caller gets -ENOMEM and can retry smaller, as with a GPU buffer. No OOM
+ * killer runs for them, in the system or in the caller's memory cgroup
+ * (__GFP_RETRY_MAYFAIL), and a fatal signal stops a long one.
+ */
+#define NEURON_GFP_USER	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
+
+/**
+ * neuron_pages_alloc() - @npages zeroed pages for a user's object
+ * @npages: how many.
+ *
+ * Charged to the caller's memory cgroup; never invokes the OOM killer.
+ * Return: the array of pages (free with neuron_pages_free()), or NULL.
+ */
 struct page **neuron_pages_alloc(unsigned long npages)
 {
 	struct page **pages;
 	unsigned long i;
 
-	pages = kvcalloc(npages, sizeof(*pages), GFP_KERNEL_ACCOUNT);
+	pages = kvcalloc(npages, sizeof(*pages), NEURON_GFP_USER);
 	if (!pages)
 		return NULL;
 	for (i = 0; i < npages; i++) {
-		pages[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_NOWARN);
+		pages[i] = alloc_page(NEURON_GFP_USER | __GFP_ZERO);
 		if (!pages[i] || fatal_signal_pending(current)) {
 			neuron_pages_free(pages, pages[i] ? i + 1 : i);
 			return NULL;
@@ -297,6 +314,25 @@ err_uncharge:
 	return ret;
 }
 
+/*
+ * Charge @size bytes of @kind to the file's counters, within
+ * neuron_max_mem_bytes (0: no limit). Return: 0 or -ENOSPC. Two racing
+ * callers near the limit may both fail; neither passes it.
+ */
+static int neuron_file_charge(struct neuron_file *nf, u32 kind, u64 size)
+{
+	u64 max_bytes = READ_ONCE(neuron_max_mem_bytes);
+	atomic64_t *mine = kind == NEURON_MEM_DEVICE ? &nf->usage.device : &nf->usage.host;
+	atomic64_t *other = kind == NEURON_MEM_DEVICE ? &nf->usage.host : &nf->usage.device;
+	u64 bytes;
+
+	bytes = atomic64_add_return(size, mine);
+	if (!max_bytes || bytes + atomic64_read(other) <= max_bytes)
+		return 0;
+	atomic64_sub(size, mine);
+	return -ENOSPC;
+}
+
 static void neuron_mem_release(struct kref *ref)
 {
 	struct neuron_mem *mem = container_of(ref, struct neuron_mem, ref);
@@ -305,6 +341,10 @@ static void neuron_mem_release(struct kref *ref)
 	neuron_mmap_offset_free(nd, mem);
 	neuron_counter_add(&nd->usage, mem->kind, -mem->size);
 	neuron_counter_add(&nd->nc[mem->nc].usage, mem->kind, -mem->size);
+	if (mem->owner) {
+		neuron_counter_add(&mem->owner->usage, mem->kind, -mem->size);
+		neuron_file_put(mem->owner);
+	}
 	/* Unless the device's removal already gave it back. */
 	neuron_hw_res_put(nd, &mem->res);
 	if (mem->kind == NEURON_MEM_DEVICE) {
@@ -368,38 +408,30 @@ VISIBLE_IF_KUNIT int neuron_mem_check(const struct neuron_mem_alloc *a,
 EXPORT_SYMBOL_IF_KUNIT(neuron_mem_check);
 
 /*
- * Reserve a handle and @size bytes of @kind in the file's counters, within
- * the per-file limits (0: none). Return: 0 or -ENOSPC. Two racing callers
- * near a limit may both fail; neither passes it.
+ * A handle of the file (memory object or model), within
+ * neuron_max_handles (0: no limit). Return: 0 or -ENOSPC.
  */
-int neuron_file_reserve(struct neuron_file *nf, u32 kind, u64 size)
+int neuron_file_handle_get(struct neuron_file *nf)
 {
-	u64 max_bytes = READ_ONCE(neuron_max_mem_bytes);
 	u32 max_handles = READ_ONCE(neuron_max_handles);
-	atomic64_t *mine = kind == NEURON_MEM_DEVICE ? &nf->usage.device : &nf->usage.host;
-	atomic64_t *other = kind == NEURON_MEM_DEVICE ? &nf->usage.host : &nf->usage.device;
-	u64 bytes;
 
-	if (atomic64_inc_return(&nf->nhandles) > max_handles && max_handles)
-		goto err_handle;
-	bytes = atomic64_add_return(size, mine);
-	if (!max_bytes || bytes + atomic64_read(other) <= max_bytes)
-		return 0;
-	atomic64_sub(size, mine);
-err_handle:
-	atomic64_dec(&nf->nhandles);
-	return -ENOSPC;
+	if (atomic64_inc_return(&nf->nhandles) > max_handles && max_handles) {
+		atomic64_dec(&nf->nhandles);
+		return -ENOSPC;
+	}
+	return 0;
 }
 
-void neuron_file_unreserve(struct neuron_file *nf, u32 kind, u64 size)
+void neuron_file_handle_put(struct neuron_file *nf)
 {
-	neuron_counter_add(&nf->usage, kind, -size);
 	atomic64_dec(&nf->nhandles);
 }
 
 /**
  * neuron_mem_new() - a new memory object, with no handle yet
  * @nd: the device.
+ * @owner: the file whose limits the memory is charged to until it is
+ *	freed (the object takes a reference), or NULL (the driver's own).
  * @kind: NEURON_MEM_HOST or NEURON_MEM_DEVICE.
  * @nc: the NeuronCore it is charged to, checked by the caller.
  * @channel: DRAM channel or NEURON_MEM_CHANNEL_ANY (device memory).
@@ -408,9 +440,11 @@ void neuron_file_unreserve(struct neuron_file *nf, u32 kind, u64 size)
  *
  * Called inside the removal guard. The memory is zeroed; host memory is
  * charged to the caller (neuron_host_alloc()). The caller owns the one
- * reference. Return: the object or an ERR_PTR (-ENOMEM, the backend's).
+ * reference. Return: the object or an ERR_PTR (-ENOSPC past the owner's
+ * limit, -ENOMEM, the backend's).
  */
-struct neuron_mem *neuron_mem_new(struct neuron_device *nd, u32 kind, u32 nc,
+struct neuron_mem *neuron_mem_new(struct neuron_device *nd,
+				  struct neuron_file *owner, u32 kind, u32 nc,
 				  u32 channel, u64 align, u64 size)
 {
 	struct neuron_mem *mem;
@@ -423,22 +457,31 @@ struct neuron_mem *neuron_mem_new(struct neuron_device *nd, u32 kind, u32 nc,
 	mem->nc = array_index_nospec(nc, nd->hal->arch->nc_count);
 	mem->size = PAGE_ALIGN(size);
 	mem->npages = mem->size >> PAGE_SHIFT;
+	ret = owner ? neuron_file_charge(owner, kind, mem->size) : 0;
+	if (ret)
+		goto err_free;
 	if (mem->kind == NEURON_MEM_HOST)
 		ret = neuron_host_alloc(nd, mem);
 	else
 		ret = neuron_dram_alloc(nd, mem, channel, align);
-	if (ret) {
-		kfree(mem);
-		return ERR_PTR(ret);
-	}
+	if (ret)
+		goto err_uncharge;
 
 	/* From here on the object frees itself with its last reference. */
 	kref_init(&mem->ref);
 	mem->nd = nd;
+	mem->owner = owner ? neuron_file_get(owner) : NULL;
 	get_device(&nd->dev);
 	neuron_counter_add(&nd->usage, mem->kind, mem->size);
 	neuron_counter_add(&nd->nc[mem->nc].usage, mem->kind, mem->size);
 	return mem;
+
+err_uncharge:
+	if (owner)
+		neuron_counter_add(&owner->usage, kind, -mem->size);
+err_free:
+	kfree(mem);
+	return ERR_PTR(ret);
 }
 
 int neuron_ioctl_mem_alloc(struct neuron_file *nf, void *arg)
@@ -446,51 +489,65 @@ int neuron_ioctl_mem_alloc(struct neuron_file *nf, void *arg)
 	struct neuron_mem_alloc *a = arg;
 	struct neuron_device *nd = nf->nd;
 	struct neuron_mem *mem;
-	u64 size;
 	u64 offset = 0;
 	u32 handle;
-	int ret;
+	int idx, ret;
 
 	if (!(nd->hal->caps & NEURON_CAP_MEM))
 		return -EOPNOTSUPP;
 	ret = neuron_mem_check(a, nd->hal->arch);
-	if (!ret)
-		ret = neuron_nc_access(nf, a->nc);
 	if (ret)
 		return ret;
-	size = PAGE_ALIGN(a->size);
-	ret = neuron_file_reserve(nf, a->kind, size);
+	/*
+	 * Memory charged to an NC: while nobody else holds it, until the
+	 * handle exists. The NC first, then the removal guard.
+	 */
+	ret = neuron_nc_enter(nf, BIT_ULL(a->nc), 0);
 	if (ret)
 		return ret;
-
-	mem = neuron_mem_new(nd, a->kind, a->nc, a->channel, a->align, size);
+	if (!neuron_dev_enter(nd, &idx)) {
+		ret = -ENODEV;
+		goto out_nc;
+	}
+	ret = neuron_file_handle_get(nf);
+	if (ret)
+		goto out;
+	mem = neuron_mem_new(nd, nf, a->kind, a->nc, a->channel, a->align, a->size);
 	if (IS_ERR(mem)) {
-		neuron_file_unreserve(nf, a->kind, size);
-		return PTR_ERR(mem);
+		ret = PTR_ERR(mem);
+		goto err_handle;
 	}
-
 	ret = neuron_mmap_offset_alloc(nd, mem);
-	if (!ret) {
-		/*
-		 * A MEM_FREE may come as soon as the handle is stored: set
-		 * mem->handle under the lock, touch mem no more after it.
-		 */
-		offset = (u64)mem->mmap_pgoff << PAGE_SHIFT;
-		xa_lock(&nf->handles);
-		ret = __xa_alloc(&nf->handles, &handle, mem,
-				 XA_LIMIT(1, NEURON_MAX_HANDLE), GFP_KERNEL_ACCOUNT);
-		if (!ret)
-			WRITE_ONCE(mem->handle, handle);
-		xa_unlock(&nf->handles);
-	}
-	if (ret) {
-		neuron_mem_put(mem);
-		neuron_file_unreserve(nf, a->kind, size);
-		return ret == -EBUSY ? -ENOSPC : ret;
-	}
+	if (ret)
+		goto err_mem;
+	/*
+	 * A MEM_FREE may come as soon as the handle is stored: set
+	 * mem->handle under the lock, touch mem no more after it.
+	 */
+	offset = (u64)mem->mmap_pgoff << PAGE_SHIFT;
+	xa_lock(&nf->handles);
+	ret = __xa_alloc(&nf->handles, &handle, mem,
+			 XA_LIMIT(1, NEURON_MAX_HANDLE), GFP_KERNEL_ACCOUNT);
+	if (!ret)
+		WRITE_ONCE(mem->handle, handle);
+	xa_unlock(&nf->handles);
+	if (ret)
+		goto err_mem;
 	a->handle = handle;
 	a->mmap_offset = offset;
-	return 0;
+	goto out;
+
+err_mem:
+	neuron_mem_put(mem);
+err_handle:
+	neuron_file_handle_put(nf);
+	if (ret == -EBUSY)
+		ret = -ENOSPC;
+out:
+	neuron_dev_exit(nd, idx);
+out_nc:
+	neuron_nc_exit(nf, BIT_ULL(a->nc));
+	return ret;
 }
 
 int neuron_ioctl_mem_free(struct neuron_file *nf, void *arg)
@@ -503,8 +560,8 @@ int neuron_ioctl_mem_free(struct neuron_file *nf, void *arg)
 	mem = xa_erase(&nf->handles, f->handle);
 	if (!mem)
 		return -ENOENT;
-	atomic64_dec(&nf->nhandles);
-	neuron_counter_add(&nf->usage, mem->kind, -mem->size);
+	/* The bytes stay charged to the file until the memory is freed. */
+	neuron_file_handle_put(nf);
 	neuron_mem_put(mem);
 	return 0;
 }

@@ -200,9 +200,17 @@ VISIBLE_IF_KUNIT int neuron_tpb_check_block(const struct neuron_tpb_insn *insns,
 }
 EXPORT_SYMBOL_IF_KUNIT(neuron_tpb_check_block);
 
-static int neuron_model_slot_check(const struct neuron_model_slot *s)
+/**
+ * neuron_model_slot_check() - validate one I/O slot of a MODEL_LOAD
+ * @s: the slot, in kernel memory.
+ *
+ * The shape's element count is computed with overflow checks: a product
+ * that wraps (2^64 + 4 elements) never passes for a small size.
+ * Return: 0 or -EINVAL.
+ */
+VISIBLE_IF_KUNIT int neuron_model_slot_check(const struct neuron_model_slot *s)
 {
-	u64 elems = 1;
+	u64 elems = 1, bytes;
 	u32 i;
 
 	if (s->size < 4 || s->size % 4 || s->size > NEURON_MEM_MAX_SIZE ||
@@ -215,14 +223,14 @@ static int neuron_model_slot_check(const struct neuron_model_slot *s)
 				return -EINVAL;
 			continue;
 		}
-		if (!s->shape[i])
+		if (!s->shape[i] || check_mul_overflow(elems, (u64)s->shape[i], &elems))
 			return -EINVAL;
-		elems *= s->shape[i];
 	}
-	if (s->ndim && elems * 4 != s->size)
+	if (s->ndim && (check_mul_overflow(elems, (u64)4, &bytes) || bytes != s->size))
 		return -EINVAL;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(neuron_model_slot_check);
 
 /* The parts of a model being loaded, in kernel memory. */
 struct neuron_model_src {
@@ -288,7 +296,8 @@ static int neuron_model_read(struct neuron_file *nf, struct neuron_model_load *l
 		const struct neuron_model_block *b = &src->blocks[i];
 		struct neuron_tpb_insn *insns;
 
-		insns = kvmalloc_array(b->count, sizeof(*insns), GFP_KERNEL_ACCOUNT);
+		insns = kvmalloc_array(b->count, sizeof(*insns),
+				       GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL);
 		if (!insns) {
 			ret = -ENOMEM;
 			break;
@@ -384,29 +393,27 @@ static int neuron_model_place(struct neuron_file *nf, struct neuron_model_load *
 		model->block_count[e] = src->blocks[i].count;
 		off += PAGE_ALIGN((u64)src->blocks[i].count * sizeof(struct neuron_tpb_insn));
 	}
+	/* Each part is at most NEURON_MEM_MAX_SIZE (checked): no wrap, still checked. */
 	model->data_off = off;
 	model->data_size = l->data_size;
-	off += PAGE_ALIGN(l->data_size);
+	if (check_add_overflow(off, (u64)PAGE_ALIGN(l->data_size), &off))
+		return -ENOMEM;
 	model->scratch_off = off;
 	model->scratch_size = l->scratch_size;
-	total = off + PAGE_ALIGN(l->scratch_size);
-	if (total > NEURON_MEM_MAX_SIZE)
+	if (check_add_overflow(off, (u64)PAGE_ALIGN(l->scratch_size), &total) ||
+	    total > NEURON_MEM_MAX_SIZE)
 		return -ENOMEM;
 
-	ret = neuron_file_reserve(nf, NEURON_MEM_DEVICE, total);
-	if (ret)
-		return ret;
-	if (!neuron_dev_enter(nd, &idx)) {
-		ret = -ENODEV;
-		goto err_unreserve;
-	}
-	model->mem = neuron_mem_new(nd, NEURON_MEM_DEVICE, l->nc,
+	if (!neuron_dev_enter(nd, &idx))
+		return -ENODEV;
+	/* Charged to the file until freed, after the last execution too. */
+	model->mem = neuron_mem_new(nd, nf, NEURON_MEM_DEVICE, l->nc,
 				    NEURON_MEM_CHANNEL_ANY, 0, total);
 	if (IS_ERR(model->mem)) {
 		ret = PTR_ERR(model->mem);
 		model->mem = NULL;
 	} else {
-		st = neuron_mem_new(nd, NEURON_MEM_HOST, l->nc, 0, 0,
+		st = neuron_mem_new(nd, NULL, NEURON_MEM_HOST, l->nc, 0, 0,
 				    min_t(u64, model->scratch_off,
 					  NEURON_MODEL_STAGE_BYTES));
 		if (IS_ERR(st)) {
@@ -417,7 +424,6 @@ static int neuron_model_place(struct neuron_file *nf, struct neuron_model_load *
 	neuron_dev_exit(nd, idx);
 	if (ret)
 		goto err;
-	model->charged = total;
 
 	for (i = 0; i < l->nblocks && !ret; i++) {
 		const struct neuron_model_block *b = &src->blocks[i];
@@ -430,14 +436,12 @@ static int neuron_model_place(struct neuron_file *nf, struct neuron_model_load *
 		ret = neuron_model_write(model, st, model->data_off,
 					 NULL, u64_to_user_ptr(l->data), l->data_size);
 	neuron_mem_put(st);
-	return ret;	/* on error the caller puts the model, which unreserves */
+	return ret;	/* on error the caller puts the model and its memory */
 
 err:
 	if (model->mem)
 		neuron_mem_put(model->mem);
 	model->mem = NULL;
-err_unreserve:
-	neuron_file_unreserve(nf, NEURON_MEM_DEVICE, total);
 	return ret;
 }
 
@@ -455,14 +459,16 @@ void neuron_model_put(struct neuron_model *model)
 	kref_put(&model->ref, neuron_model_release);
 }
 
-/* The handle of @model in @nf goes: its charge to the file's limits too. */
+/*
+ * The handle of @model in @nf goes (its memory stays charged to the file
+ * until the last execution using it is gone).
+ */
 static void neuron_model_unhandle(struct neuron_file *nf, struct neuron_model *model)
 {
-	if (model->charged)
-		neuron_file_unreserve(nf, NEURON_MEM_DEVICE, model->charged);
-	model->charged = 0;
-	if (model->counted)
+	if (model->counted) {
 		atomic_dec(&model->nd->nc[model->nc].models);
+		neuron_file_handle_put(nf);
+	}
 	neuron_model_put(model);
 }
 
@@ -486,12 +492,18 @@ int neuron_ioctl_model_load(struct neuron_file *nf, void *arg)
 	    l->data_size > NEURON_MEM_MAX_SIZE ||
 	    l->scratch_size > NEURON_MEM_MAX_SIZE)
 		return -EINVAL;
-	if (READ_ONCE(neuron_nc_get(nd, l->nc)->owner) != nf)
-		return -EACCES;
-
+	/*
+	 * The NC is the file's from here until the handle exists: the
+	 * model is placed on, charged to and copied through the NC of its
+	 * owner only (a release on another thread waits for the load).
+	 */
+	ret = neuron_nc_enter(nf, BIT_ULL(l->nc), BIT_ULL(l->nc));
+	if (ret)
+		return ret;
+	ret = -ENOMEM;
 	model = kzalloc(struct_size(model, slots, l->nslots), GFP_KERNEL_ACCOUNT);
 	if (!model)
-		return -ENOMEM;
+		goto out;
 	kref_init(&model->ref);
 	model->nd = nd;
 	model->nc = array_index_nospec(l->nc, nd->hal->arch->nc_count);
@@ -499,21 +511,27 @@ int neuron_ioctl_model_load(struct neuron_file *nf, void *arg)
 
 	ret = neuron_model_read(nf, l, model, &src);
 	if (!ret)
-		ret = neuron_model_place(nf, l, model, &src);
-	neuron_model_src_free(&src);
+		ret = neuron_file_handle_get(nf);
 	if (!ret) {
 		/* Counted before the handle is seen (an UNLOAD may come at once). */
 		model->counted = true;
 		atomic_inc(&nd->nc[model->nc].models);
+		ret = neuron_model_place(nf, l, model, &src);
+	}
+	neuron_model_src_free(&src);
+	if (!ret)
 		ret = xa_alloc(&nf->models, &handle, model, XA_LIMIT(1, U32_MAX),
 			       GFP_KERNEL_ACCOUNT);
-	}
 	if (ret) {
 		neuron_model_unhandle(nf, model);
-		return ret == -EBUSY ? -ENOSPC : ret;
+		if (ret == -EBUSY)
+			ret = -ENOSPC;
+		goto out;
 	}
 	l->handle = handle;
-	return 0;
+out:
+	neuron_nc_exit(nf, BIT_ULL(l->nc));
+	return ret;
 }
 
 int neuron_ioctl_model_unload(struct neuron_file *nf, void *arg)

@@ -243,7 +243,7 @@ static int neuron_nl_fill_nc(struct sk_buff *skb, struct neuron_device *nd,
 	mutex_lock(&nc->lock);
 	state = nc->state;
 	if (nc->owner && neuron_nc_owner_visible(nc))
-		pid = pid_vnr(nc->owner_pid);
+		pid = neuron_nc_owner_pid_locked(nc);
 	mutex_unlock(&nc->lock);
 
 	hdr = genlmsg_put(skb, portid, seq, &neuron_nl_family, flags,

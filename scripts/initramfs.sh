@@ -16,6 +16,8 @@
 #                injection before loading, load KUNIT_KO after the programs
 #                and print its KTAP results, then (after rmmod) a kmemleak
 #                scan, the lockdep state and the module's gcov data
+#   -x FILE      copy FILE into /tests too, without running it (a PROGRAM
+#                may run it: a script picking some tests, for a quick loop)
 #   -l DESTDIR   an install tree (`make -C libshim install DESTDIR=...
 #                PREFIX=/usr`): copied into the root, with the host's copies
 #                of every shared library that the programs and the
@@ -43,14 +45,15 @@
 
 . "$(dirname "$0")/lib.sh"
 
-out='' ko='' modroot='' kunit='' libroot=''
-while getopts o:k:r:d:l: opt; do
+out='' ko='' modroot='' kunit='' libroot='' extra=()
+while getopts o:k:r:d:l:x: opt; do
 	case $opt in
 	o) out=$OPTARG ;;
 	k) ko=$OPTARG ;;
 	r) modroot=$OPTARG ;;
 	d) kunit=$OPTARG ;;
 	l) libroot=$OPTARG ;;
+	x) extra+=("$OPTARG") ;;
 	*) exit 2 ;;
 	esac
 done
@@ -84,7 +87,7 @@ else
 	simload='insmod /neuron_sim.ko'
 	load="insmod /neuron.ko && $simload sim=v2,v3"
 fi
-cp "$@" "$stage/tests/"
+cp "$@" ${extra[0]:+"${extra[@]}"} "$stage/tests/"
 
 # The install tree and the shared libraries its programs and libraries and
 # the test programs need: the host's copies (the same Debian userland).

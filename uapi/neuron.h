@@ -156,14 +156,18 @@ struct neuron_mem_usage_nc {
  *
  * The answer is this structure followed by @nc_count entries of struct
  * neuron_mem_usage_nc, one per NeuronCore. Bytes are counted in whole
- * pages. Device-wide figures count memory that is still alive (a mapping
- * keeps freed memory alive); the file's figures count its live handles.
+ * pages. Memory counts until it is freed: a mapping, a transfer or an
+ * execution keeps memory whose handle is gone alive, and charged to the
+ * file that allocated it.
  *
  * @device_bytes: Out: device memory in use on the device.
  * @host_bytes: Out: host memory in use for the device.
- * @file_device_bytes: Out: device memory of the calling file's handles.
- * @file_host_bytes: Out: host memory of the calling file's handles.
- * @file_handles: Out: live memory handles of the calling file.
+ * @file_device_bytes: Out: device memory the calling file allocated that
+ *	is alive (memory objects and models).
+ * @file_host_bytes: Out: host memory the calling file allocated that is
+ *	alive.
+ * @file_handles: Out: live handles of the calling file (memory objects
+ *	and models).
  * @nc_count: Out: struct neuron_mem_usage_nc entries that follow.
  * @pad: Out: zero.
  */

@@ -39,10 +39,18 @@ static_assert(sizeof(struct neuron_udma_desc) == 16);
 #define NEURON_DESC_MAX_LEN	SZ_64K
 
 /*
- * TX metadata, our simulator's model (docs/hw-model.md): the packet's
- * completion is reported in the NC's COMPLETION notification queue.
+ * Word 1 of the descriptors in our simulator's model (docs/hw-model.md),
+ * for the NC's COMPLETION and ERROR notification queues: the RX word holds
+ * the submitting file's notification key (NEURON_DESC_KEY, never 0), with
+ * NEURON_DESC_KEY_END on the last packet of a job; the TX word holds the
+ * job's tag. The engine posts a COMPLETION entry (data = the tag) after a
+ * packet with the END bit, and an ERROR entry (data = the tag) for a
+ * packet that fails, each only into a queue that was set up with the same
+ * key: a file's queues hear of its own work only, and tell it nothing of
+ * other files'.
  */
-#define NEURON_DESC_META_NOTIFY	BIT(0)
+#define NEURON_DESC_KEY		GENMASK(30, 0)
+#define NEURON_DESC_KEY_END	BIT(31)
 
 static inline void neuron_desc_encode(struct neuron_udma_desc *d, u64 addr,
 				      u32 len, u32 ring_id, u32 flags)

@@ -156,7 +156,11 @@ struct neuron_job *neuron_job_new(struct neuron_device *nd, spinlock_t *lock,
  */
 struct neuron_job *neuron_job_alloc(struct neuron_dma_queue *q)
 {
-	return neuron_job_new(q->nd, &q->lock, q->fence_ctx);
+	struct neuron_job *job = neuron_job_new(q->nd, &q->lock, q->fence_ctx);
+
+	if (job)
+		job->nc = q->nc;
+	return job;
 }
 
 void neuron_job_put(struct neuron_job *job)
@@ -211,6 +215,8 @@ int neuron_job_wait(struct neuron_job *job, ktime_t deadline, bool intr)
 	struct neuron_job_waiter w = { .task = current };
 	int ret = 0;
 
+	if (job->wait)
+		return job->wait(job, deadline, intr);
 	if (dma_fence_add_callback(&job->fence, &w.cb, neuron_job_wake))
 		return neuron_job_status(job);
 	for (;;) {
@@ -581,20 +587,28 @@ static int neuron_dma_wait_room(struct neuron_dma_queue *q, int *idx,
 	return 0;
 }
 
-/* Write one packet at q->prod; the caller made sure there is room. */
-static void neuron_dma_write_packet(struct neuron_dma_queue *q, u64 src, u64 dst,
-				    u32 len, bool irq, bool notify)
+/*
+ * Write one packet of @job at q->prod (@last: its last); the caller made
+ * sure there is room.
+ */
+static void neuron_dma_write_packet(struct neuron_dma_queue *q,
+				    const struct neuron_job *job, u64 src,
+				    u64 dst, u32 len, bool irq, bool last)
 {
 	u32 gen = neuron_ring_gen(NEURON_DMA_RING_ENTRIES, q->prod);
 	u32 flags = NEURON_DESC_FIRST | NEURON_DESC_LAST;
 	struct neuron_udma_desc *tx = neuron_ring_entry(&q->tx, q->prod);
+	struct neuron_udma_desc *rx = neuron_ring_entry(&q->rx, q->prod);
 
 	neuron_desc_encode(tx, src, len, gen, flags);
-	if (notify)
-		tx->meta = cpu_to_le32(NEURON_DESC_META_NOTIFY);
 	if (irq)
 		flags |= NEURON_DESC_INT;
-	neuron_desc_encode(neuron_ring_entry(&q->rx, q->prod), dst, len, gen, flags);
+	neuron_desc_encode(rx, dst, len, gen, flags);
+	if (job->key) {
+		tx->meta = cpu_to_le32(job->tag);
+		rx->meta = cpu_to_le32((job->key & NEURON_DESC_KEY) |
+				       (last ? NEURON_DESC_KEY_END : 0));
+	}
 	q->prod++;
 }
 
@@ -731,8 +745,8 @@ int neuron_dma_submit(struct neuron_dma_queue *q, struct neuron_job *job,
 			ret = -EIO;
 			break;
 		}
-		neuron_dma_write_packet(q, src + (seg->src_fixed ? 0 : off),
-					seg->dst + off, len, irq, job->notify);
+		neuron_dma_write_packet(q, job, src + (seg->src_fixed ? 0 : off),
+					seg->dst + off, len, irq, last);
 		off += len;
 	}
 out:

@@ -89,9 +89,11 @@ struct neuron_dma_seg {
  * @end: queue index after the job's last packet.
  * @error: an error known at submission (the job was cut short): the
  *	fence's error at retirement even if the engine did what it got.
- * @notify: the submitting file owns the NC's COMPLETION notification
- *	queue: the job's packets ask the engine to report there. Other
- *	files' jobs never appear in it.
+ * @key: the submitting file's notification key (struct neuron_file.key),
+ *	0 for the driver's own transfers: the engine reports the job only
+ *	into the NC's queues of that file (struct neuron_udma_desc).
+ * @tag: what the job's COMPLETION or ERROR entry carries as its data:
+ *	the sequence number of an asynchronous call, 0 for a synchronous one.
  * @mem: memory objects the transfer uses (references).
  * @pages: host pages the transfer uses (pinned user pages).
  * @npages: entries in @pages.
@@ -103,6 +105,9 @@ struct neuron_dma_seg {
  *	(asynchronous copies of user memory), returned with them.
  * @exec: an execution (neuron_exec.c): its model and bound objects, given
  *	back when it ends; NULL for a transfer.
+ * @nc: the NC the job runs on.
+ * @wait: optional: how its waiters wait (an execution's lend the NC their
+ *	CPU, neuron_exec_wait()); NULL: on the fence alone.
  */
 struct neuron_job {
 	struct dma_fence fence;
@@ -110,7 +115,8 @@ struct neuron_job {
 	struct neuron_device *nd;
 	u32 end;
 	int error;
-	bool notify;
+	u32 key;
+	u32 tag;
 	struct neuron_mem *mem[2];
 	struct page **pages;
 	unsigned long npages;
@@ -119,6 +125,8 @@ struct neuron_job {
 	struct neuron_hw_res iova_res;
 	struct neuron_pin_charge charge;
 	struct neuron_exec_job *exec;
+	struct neuron_nc *nc;
+	int (*wait)(struct neuron_job *job, ktime_t deadline, bool intr);
 };
 
 /**

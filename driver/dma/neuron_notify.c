@@ -26,9 +26,10 @@
  *    head, tail, overflow, error. Fields written under both locks may be
  *    read under either.
  *  - NOTIFY_WAIT gives entries back to the device inside the removal guard
- *    (neuron_dev_enter()) and sleeps outside it: its queue lives as long
- *    as the device structure, which the file holds. neuron_notify_unplug()
- *    wakes the sleepers, who then see the device unplugged.
+ *    (neuron_dev_enter()) and sleeps outside it, among the NC's waiters
+ *    (neuron_exec_wait(), woken by neuron_nc_wake()): its queue lives as
+ *    long as the device structure, which the file holds. Removal wakes the
+ *    sleepers, who then see the device unplugged.
  *
  * Lifetimes: the ring's pages are reference counted (the queue and each
  * mapping hold one), so a mapping outlives teardown and close and reads
@@ -54,6 +55,7 @@
 #include <kunit/visibility.h>
 
 #include "../neuron_compat.h"
+#include "../neuron_exec.h"
 #include "../neuron_hw.h"
 #include "../neuron_trace.h"
 #include "neuron_notify.h"
@@ -99,7 +101,6 @@ struct neuron_notify_ring {
  * @overflow_event: @overflow grew and the netlink event is not sent yet
  *	(by nn->overflow_work, in process context).
  * @error: 0, or -EIO once the device wrote an impossible head.
- * @wait: NOTIFY_WAIT callers.
  */
 struct neuron_notify_queue {
 	struct neuron_device *nd;
@@ -119,7 +120,6 @@ struct neuron_notify_queue {
 	u32 overflow;
 	bool overflow_event;
 	int error;
-	wait_queue_head_t wait;
 };
 
 /**
@@ -328,7 +328,7 @@ static irqreturn_t neuron_notify_irq(int irq, void *data)
 			neuron_eventfd_signal(q->eventfd);
 		spin_unlock(&q->lock);
 		if (changed)
-			wake_up_all(&q->wait);
+			neuron_nc_wake(&q->nd->nc[q->nc]);
 	}
 	return IRQ_HANDLED;
 }
@@ -369,7 +369,7 @@ static struct eventfd_ctx *neuron_notify_deactivate(struct neuron_notify_queue *
 	q->eventfd = NULL;
 	q->hdr = NULL;
 	spin_unlock_irq(&q->lock);
-	wake_up_all(&q->wait);
+	neuron_nc_wake(&q->nd->nc[q->nc]);
 	return efd;
 }
 
@@ -411,14 +411,12 @@ int neuron_ioctl_notify_setup(struct neuron_file *nf, void *arg)
 	struct eventfd_ctx *efd = NULL;
 	struct neuron_notify_queue *q;
 	unsigned int max_queues;
+	int idx, ret;
 	u64 iova;
-	int ret;
 
 	if (!nn)
 		return -EOPNOTSUPP;
 	ret = neuron_notify_setup_check(s, nd->hal->arch);
-	if (!ret)
-		ret = neuron_nc_access(nf, s->nc);
 	if (ret)
 		return ret;
 	if (s->eventfd >= 0) {
@@ -430,6 +428,18 @@ int neuron_ioctl_notify_setup(struct neuron_file *nf, void *arg)
 	if (!ring) {
 		ret = -ENOMEM;
 		goto err_efd;
+	}
+	/*
+	 * Queues of an NC another file reserved are its owner's alone: held
+	 * until the queue is set up, so a reservation comes before (-EBUSY)
+	 * or after (it takes the queue down).
+	 */
+	ret = neuron_nc_enter(nf, BIT_ULL(s->nc), 0);
+	if (ret)
+		goto err_ring;
+	if (!neuron_dev_enter(nd, &idx)) {
+		ret = -ENODEV;
+		goto err_nc;
 	}
 
 	q = &nn->q[neuron_nc_get(nd, s->nc)->index]
@@ -464,7 +474,7 @@ int neuron_ioctl_notify_setup(struct neuron_file *nf, void *arg)
 	q->gen++;
 	q->active = true;
 	spin_unlock_irq(&q->lock);
-	ret = neuron_hw_notify_init(nd, s->nc, s->type, iova, s->entries);
+	ret = neuron_hw_notify_init(nd, s->nc, s->type, iova, s->entries, nf->key);
 	if (ret) {
 		/* Undo by hand: the eventfd is still the caller's to drop. */
 		neuron_notify_deactivate(q);
@@ -477,6 +487,8 @@ int neuron_ioctl_notify_setup(struct neuron_file *nf, void *arg)
 	q->ring = ring;
 	q->iova = iova;
 	mutex_unlock(&nn->lock);
+	neuron_dev_exit(nd, idx);
+	neuron_nc_exit(nf, BIT_ULL(s->nc));
 
 	s->mmap_offset = neuron_notify_mmap_offset(s->nc, s->type);
 	s->mmap_size = (u64)ring->npages << PAGE_SHIFT;
@@ -486,6 +498,10 @@ err_unmap:
 	neuron_hw_dma_unmap(nd, iova);
 err_unlock:
 	mutex_unlock(&nn->lock);
+	neuron_dev_exit(nd, idx);
+err_nc:
+	neuron_nc_exit(nf, BIT_ULL(s->nc));
+err_ring:
 	neuron_notify_ring_put(ring);
 err_efd:
 	if (efd)
@@ -545,25 +561,41 @@ static int neuron_notify_check(struct neuron_notify_queue *q, u32 gen,
 	return ret;
 }
 
-/* Sleep until neuron_notify_check() says something or @deadline passes. */
+/* What a NOTIFY_WAIT looks at (neuron_exec_wait()). */
+struct neuron_notify_waiter {
+	struct neuron_notify_queue *q;
+	u32 gen;
+	u32 consumed;
+	u32 head;
+	u32 overflow;
+};
+
+static int neuron_notify_check_waiter(void *arg)
+{
+	struct neuron_notify_waiter *w = arg;
+
+	return neuron_notify_check(w->q, w->gen, w->consumed, &w->head, &w->overflow);
+}
+
+/*
+ * Wait until neuron_notify_check() says something or @deadline passes, on
+ * the NC's waiters (a program of the NC that posts may be computed by
+ * this thread meanwhile: neuron_exec_wait()).
+ */
 static int neuron_notify_sleep(struct neuron_notify_queue *q, u32 gen,
 			       u32 consumed, ktime_t deadline, u32 *head,
 			       u32 *overflow)
 {
-	DEFINE_WAIT(wait);
+	struct neuron_notify_waiter w = { .q = q, .gen = gen, .consumed = consumed };
 	int ret;
 
-	for (;;) {
-		prepare_to_wait(&q->wait, &wait, TASK_INTERRUPTIBLE);
-		ret = neuron_notify_check(q, gen, consumed, head, overflow);
-		if (ret)
-			break;
-		ret = neuron_wait_step(deadline, true);
-		if (ret)
-			break;
+	ret = neuron_exec_wait(&q->nd->nc[q->nc], neuron_notify_check_waiter, &w,
+			       deadline, true);
+	if (!ret) {
+		*head = w.head;
+		*overflow = w.overflow;
 	}
-	finish_wait(&q->wait, &wait);
-	return ret < 0 ? ret : 0;
+	return ret;
 }
 
 int neuron_ioctl_notify_wait(struct neuron_file *nf, void *arg)
@@ -717,16 +749,38 @@ int neuron_notify_mmap(struct file *file, struct vm_area_struct *vma)
 
 /* ---- files and devices ---- */
 
-/*
- * Does @nf own queue (@nc, @type)? A hint (the owner may change at once):
- * used to tag a file's own jobs, whose completions the device then posts
- * in the queue only while the file still owns it.
+/**
+ * neuron_notify_nc_revoke_locked() - NC @nc changed hands: its queues are its owner's
+ * @nd: the device.
+ * @nc: the NC, just reserved by @keep (neuron_ioctl_nc_reserve(), which
+ *	holds its hold for writing: nobody sets a queue up meanwhile).
+ * @keep: the new owner, whose own queues stay.
+ *
+ * Every other file's queue of the NC is torn down as by NOTIFY_TEARDOWN:
+ * the device stops writing it, its waiters return -ENOENT, its eventfd is
+ * signalled so that a poller looks, its mappings keep the frozen ring
+ * (what the device wrote before the new owner had the NC).
  */
-bool neuron_notify_is_owner(struct neuron_file *nf, u32 nc, u32 type)
+void neuron_notify_nc_revoke_locked(struct neuron_device *nd, u32 nc,
+				    struct neuron_file *keep)
 {
-	struct neuron_notify_dev *nn = nf->nd->notify;
+	struct neuron_notify_dev *nn = nd->notify;
+	unsigned int t;
+	int idx;
 
-	return nn && READ_ONCE(nn->q[nc][type].owner) == nf;
+	lockdep_assert_held_write(&nd->nc[nc].hold);
+	/* Once the device is unplugged, its removal takes every queue down. */
+	if (!nn || !neuron_dev_enter(nd, &idx))
+		return;
+	mutex_lock(&nn->lock);
+	for (t = 0; t < NEURON_NOTIFY_TYPES; t++) {
+		struct neuron_notify_queue *q = &nn->q[nc][t];
+
+		if (q->owner && q->owner != keep)
+			neuron_notify_stop(nn, q, true);
+	}
+	mutex_unlock(&nn->lock);
+	neuron_dev_exit(nd, idx);
 }
 
 /* The file is gone: tear down the queues it owns. */
@@ -811,7 +865,6 @@ int neuron_notify_device_init(struct neuron_device *nd)
 			q->type = t;
 			nd->nc[nc].notify = nn->q[nc];
 			spin_lock_init(&q->lock);
-			init_waitqueue_head(&q->wait);
 		}
 	}
 	nd->notify = nn;

@@ -176,6 +176,9 @@ struct ndhal_exec {
  *	queue (@nc, @type): its header at device address @iova, a ring of
  *	@entries slots (a power of two) from @iova + NEURON_NOTIFY_ENTRY_OFFSET;
  *	head, tail and overflow start at 0 and the device writes the header.
+ *	@key: the owner's notification key (never 0): a device that reports
+ *	the driver's DMA work in the queue reports there only the packets
+ *	tagged with it (struct neuron_udma_desc); others may ignore it.
  * @notify_fini: undo @notify_init; on return the device no longer writes
  *	the queue's memory.
  * @sem_update: apply @op (NEURON_SEM_*) with @val to semaphore or event
@@ -196,6 +199,13 @@ struct ndhal_exec {
  *	no interrupt for it); post an ERROR notification with @code (0: none);
  *	the core is then idle and takes new work. An execution that ends
  *	with a device error also posts one, NEURON_NOTIFY_EXEC_FAULT.
+ * @exec_drive: optional, for cores that compute on the host (the
+ *	simulator): compute the execution running on core @nc in the
+ *	caller's context (a thread waiting for the NC's work, inside the
+ *	removal guard) for a bounded slice, stopping between two pieces of
+ *	work at a reset or the device's removal. Return: 0 (it ended: status
+ *	written, interrupt raised), -EINPROGRESS (call again), -EAGAIN
+ *	(nothing to compute now), -ENODEV.
  */
 struct ndhal_ops {
 	const char *name;
@@ -220,13 +230,14 @@ struct ndhal_ops {
 			       u32 prod);
 	void (*dma_queue_stop)(struct neuron_device *nd, u32 engine, u32 queue);
 	int (*notify_init)(struct neuron_device *nd, u32 nc, u32 type, u64 iova,
-			   u32 entries);
+			   u32 entries, u32 key);
 	void (*notify_fini)(struct neuron_device *nd, u32 nc, u32 type);
 	int (*notify_consume)(struct neuron_device *nd, u32 nc, u32 type, u32 tail);
 	int (*sem_update)(struct neuron_device *nd, u32 nc, u32 kind, u32 index,
 			  u32 op, u32 val, u32 *out);
 	int (*exec_start)(struct neuron_device *nd, const struct ndhal_exec *e);
 	void (*exec_reset)(struct neuron_device *nd, u32 nc, u32 code);
+	int (*exec_drive)(struct neuron_device *nd, u32 nc);
 };
 
 /**

@@ -257,9 +257,7 @@ static int neuron_sim_sem_update(struct neuron_device *nd, u32 nc, u32 kind,
 	}
 	*out = *v;
 	spin_unlock(&sd->sem_lock);
-	/* A program of the NC may be waiting for it. */
-	if (!ret)
-		neuron_sim_tpb_kick(sd, nc);
+	/* The driver wakes the threads that compute a program waiting for it. */
 	return ret;
 }
 
@@ -296,6 +294,7 @@ const struct ndhal_ops neuron_sim_ops = {
 	.notify_consume = neuron_sim_notify_queue_consume,
 	.exec_start = neuron_sim_exec_start,
 	.exec_reset = neuron_sim_exec_reset,
+	.exec_drive = neuron_sim_exec_drive,
 };
 
 static const struct attribute_group *neuron_sim_dev_groups[] = {

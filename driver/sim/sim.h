@@ -137,9 +137,9 @@ extern const struct attribute_group neuron_sim_tpb_group;
 int neuron_sim_tpb_init(struct neuron_sim_dev *sd);
 void neuron_sim_tpb_fini(struct neuron_sim_dev *sd);
 void neuron_sim_tpb_stop_all(struct neuron_sim_dev *sd);
-void neuron_sim_tpb_kick(struct neuron_sim_dev *sd, u32 nc);
 int neuron_sim_exec_start(struct neuron_device *nd, const struct ndhal_exec *e);
 void neuron_sim_exec_reset(struct neuron_device *nd, u32 nc, u32 code);
+int neuron_sim_exec_drive(struct neuron_device *nd, u32 nc);
 
 /* sim_iommu.c */
 void neuron_sim_iommu_init(struct neuron_sim_iommu *mmu);

@@ -129,24 +129,39 @@ static int neuron_sim_read_desc(struct neuron_sim_queue *sq, u64 ring_iova,
 	return neuron_sim_iommu_read(&sq->sd->iommu, at, d, sizeof(*d));
 }
 
-/*
- * One packet: returns 0, or a NEURON_DMA_ERR_* code. @notify: its TX
- * metadata asks for a COMPLETION notification.
+/**
+ * struct neuron_sim_pkt - what the engine learnt of a packet
+ * @irq: its RX descriptor asks for an interrupt.
+ * @bytes: its length.
+ * @key: the notification key it is tagged with, 0 for none.
+ * @end: the last packet of its job: worth a COMPLETION entry.
+ * @tag: the job's tag, the entries' data.
  */
-static int neuron_sim_packet(struct neuron_sim_queue *sq, bool *irq, u32 *bytes,
-			     bool *notify)
+struct neuron_sim_pkt {
+	bool irq;
+	u32 bytes;
+	u32 key;
+	bool end;
+	u32 tag;
+};
+
+/* One packet: returns 0, or a NEURON_DMA_ERR_* code; fills @p. */
+static int neuron_sim_packet(struct neuron_sim_queue *sq, struct neuron_sim_pkt *p)
 {
 	u32 want = NEURON_DESC_FIRST | NEURON_DESC_LAST;
 	u32 gen = neuron_ring_gen(sq->cfg.entries, sq->head);
 	struct neuron_udma_desc tx, rx;
-	u32 tctl, rctl;
+	u32 tctl, rctl, word;
 
 	if (neuron_sim_read_desc(sq, sq->cfg.tx_iova, sq->head, &tx) ||
 	    neuron_sim_read_desc(sq, sq->cfg.rx_iova, sq->head, &rx))
 		return NEURON_DMA_ERR_ADDR;
 	tctl = le32_to_cpu(tx.ctrl);
 	rctl = le32_to_cpu(rx.ctrl);
-	*notify = le32_to_cpu(tx.meta) & NEURON_DESC_META_NOTIFY;
+	word = le32_to_cpu(rx.meta);
+	p->key = word & NEURON_DESC_KEY;
+	p->end = p->key && (word & NEURON_DESC_KEY_END);
+	p->tag = le32_to_cpu(tx.meta);
 	if ((tctl & want) != want || (rctl & want) != want ||
 	    neuron_desc_ring_id(tctl) != gen || neuron_desc_ring_id(rctl) != gen ||
 	    neuron_desc_len(tctl) != neuron_desc_len(rctl))
@@ -160,20 +175,22 @@ static int neuron_sim_packet(struct neuron_sim_queue *sq, bool *irq, u32 *bytes,
 		sq->hung = true;
 		return 0;
 	}
-	*irq = rctl & NEURON_DESC_INT;
-	*bytes = neuron_desc_len(rctl);
+	p->irq = rctl & NEURON_DESC_INT;
+	p->bytes = neuron_desc_len(rctl);
 	return neuron_sim_move(sq->sd, le64_to_cpu(tx.addr), le64_to_cpu(rx.addr),
-			       *bytes);
+			       p->bytes);
 }
 
 /*
- * Tell the NC's notification queue, if the driver set one up (COMPLETION,
- * only for a packet whose TX metadata asks for it: code = engine, data =
- * packets completed; ERROR always: code = NEURON_DMA_ERR_*, data = the
- * failed packet's index), then write the status and raise the interrupt.
+ * Tell the NC's notification queues of the file the packet is tagged for,
+ * if it set them up (COMPLETION for the last packet of a job: code =
+ * engine, data = the job's tag; ERROR for a packet that failed: code =
+ * NEURON_DMA_ERR_*, data = the tag), then write the status and raise the
+ * interrupt. An untagged packet, or one whose descriptors could not be
+ * read, is reported in no queue.
  */
 static void neuron_sim_dma_report(struct neuron_sim_queue *sq, u32 err,
-				  bool notify)
+				  const struct neuron_sim_pkt *p)
 {
 	struct neuron_dma_status st = {
 		.completed = cpu_to_le32(sq->head),
@@ -186,11 +203,11 @@ static void neuron_sim_dma_report(struct neuron_sim_queue *sq, u32 err,
 	 * returns to userspace) must find it written.
 	 */
 	if (err)
-		neuron_sim_notify(sq->sd, sq->cfg.nc, NEURON_NOTIFY_ERROR, err,
-				  sq->head);
-	else if (notify)
-		neuron_sim_notify(sq->sd, sq->cfg.nc, NEURON_NOTIFY_COMPLETION,
-				  sq->cfg.engine, sq->head);
+		neuron_sim_notify_keyed(sq->sd, sq->cfg.nc, NEURON_NOTIFY_ERROR,
+					p->key, err, p->tag);
+	else if (p->end)
+		neuron_sim_notify_keyed(sq->sd, sq->cfg.nc, NEURON_NOTIFY_COMPLETION,
+					p->key, sq->cfg.engine, p->tag);
 	/* An unreachable status address is the driver's bug: nothing to do. */
 	if (neuron_sim_iommu_write(&sq->sd->iommu, sq->cfg.status_iova, &st,
 				   sizeof(st)))
@@ -227,22 +244,21 @@ static void neuron_sim_queue_work(struct work_struct *work)
 
 	while (!READ_ONCE(sq->stopped) && !sq->halted && !sq->hung &&
 	       sq->head != neuron_sim_queue_prod(sq)) {
-		bool irq = false, notify = false;
-		u32 n = 0;
+		struct neuron_sim_pkt p = {};
 
-		err = neuron_sim_packet(sq, &irq, &n, &notify);
+		err = neuron_sim_packet(sq, &p);
 		if (sq->hung)
 			break;
 		if (err) {
 			sq->halted = true;
-			neuron_sim_dma_report(sq, err, false);
+			neuron_sim_dma_report(sq, err, &p);
 			break;
 		}
 		sq->head++;
-		bytes += n;
-		if (irq) {
+		bytes += p.bytes;
+		if (p.irq) {
 			neuron_sim_dma_delay(sq->sd->dma, bytes, start);
-			neuron_sim_dma_report(sq, 0, notify);
+			neuron_sim_dma_report(sq, 0, &p);
 			start = ktime_get();
 			bytes = 0;
 		}

@@ -126,7 +126,7 @@ static struct neuron_sim_notify_q *neuron_sim_notify_q(struct neuron_sim_dev *sd
 }
 
 int neuron_sim_notify_queue_init(struct neuron_device *nd, u32 nc, u32 type,
-				 u64 iova, u32 entries)
+				 u64 iova, u32 entries, u32 key)
 {
 	struct neuron_sim_dev *sd = nd->backend;
 	struct neuron_sim_notify_q *q = neuron_sim_notify_q(sd, nc, type);
@@ -144,6 +144,7 @@ int neuron_sim_notify_queue_init(struct neuron_device *nd, u32 nc, u32 type,
 	r->head = 0;
 	r->tail = 0;
 	r->overflow = 0;
+	r->key = key;
 	ret = neuron_sim_notify_write_field(sd, r, NEURON_SIM_HDR(head), 0);
 	if (!ret)
 		ret = neuron_sim_notify_write_field(sd, r, NEURON_SIM_HDR(tail), 0);
@@ -190,8 +191,9 @@ int neuron_sim_notify_queue_consume(struct neuron_device *nd, u32 nc, u32 type,
 	return ret;
 }
 
-int neuron_sim_notify(struct neuron_sim_dev *sd, u32 nc, u32 type, u32 code,
-		      u32 data)
+/* Post (@code, @data) into queue (@nc, @type); with @key != 0 only if its key. */
+static int neuron_sim_notify_post(struct neuron_sim_dev *sd, u32 nc, u32 type,
+				  u32 key, u32 code, u32 data)
 {
 	struct neuron_sim_notify_q *q = neuron_sim_notify_q(sd, nc, type);
 	struct neuron_sim_notify_regs *r;
@@ -202,7 +204,7 @@ int neuron_sim_notify(struct neuron_sim_dev *sd, u32 nc, u32 type, u32 code,
 		return -EINVAL;
 	mutex_lock(&q->lock);
 	r = &q->regs;
-	if (!r->enabled) {
+	if (!r->enabled || (key && r->key != key)) {
 		ret = -ENXIO;
 		goto out;
 	}
@@ -228,6 +230,18 @@ int neuron_sim_notify(struct neuron_sim_dev *sd, u32 nc, u32 type, u32 code,
 out:
 	mutex_unlock(&q->lock);
 	return ret;
+}
+
+int neuron_sim_notify(struct neuron_sim_dev *sd, u32 nc, u32 type, u32 code,
+		      u32 data)
+{
+	return neuron_sim_notify_post(sd, nc, type, 0, code, data);
+}
+
+int neuron_sim_notify_keyed(struct neuron_sim_dev *sd, u32 nc, u32 type,
+			    u32 key, u32 code, u32 data)
+{
+	return key ? neuron_sim_notify_post(sd, nc, type, key, code, data) : -ENXIO;
 }
 
 int neuron_sim_notify_alloc(struct neuron_sim_dev *sd)

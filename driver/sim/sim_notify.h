@@ -23,6 +23,8 @@ struct neuron_sim_dev;
  * @head: producer index, free running.
  * @tail: consumer index the driver gave.
  * @overflow: notifications dropped because the ring was full.
+ * @key: the owner's notification key: the DMA engines report here only
+ *	the packets tagged with it.
  * @enabled: programmed by the driver and not stopped.
  */
 struct neuron_sim_notify_regs {
@@ -31,6 +33,7 @@ struct neuron_sim_notify_regs {
 	u32 head;
 	u32 tail;
 	u32 overflow;
+	u32 key;
 	bool enabled;
 };
 
@@ -39,7 +42,7 @@ void neuron_sim_notify_free(struct neuron_sim_dev *sd);
 
 /* ndhal ops of the simulator (neuron_sim_ops). */
 int neuron_sim_notify_queue_init(struct neuron_device *nd, u32 nc, u32 type,
-				 u64 iova, u32 entries);
+				 u64 iova, u32 entries, u32 key);
 void neuron_sim_notify_queue_fini(struct neuron_device *nd, u32 nc, u32 type);
 int neuron_sim_notify_queue_consume(struct neuron_device *nd, u32 nc, u32 type,
 				    u32 tail);
@@ -52,6 +55,9 @@ int neuron_sim_notify_queue_consume(struct neuron_device *nd, u32 nc, u32 type,
  */
 int neuron_sim_notify(struct neuron_sim_dev *sd, u32 nc, u32 type, u32 code,
 		      u32 data);
+/* The same for a DMA packet tagged with @key: only into the queue of @key. */
+int neuron_sim_notify_keyed(struct neuron_sim_dev *sd, u32 nc, u32 type,
+			    u32 key, u32 code, u32 data);
 
 /* Attributes of the simulated device: inject_notify, inject_notify_head. */
 extern const struct attribute_group neuron_sim_notify_group;

@@ -3,15 +3,25 @@
  * neuron simulator: the TPB, the compute engines of each NeuronCore
  * (docs/sim-isa.md). The driver hands a core an execution
  * (ndhal_ops.exec_start): the device addresses of one instruction block
- * per engine and the table of regions the program may touch. The core's
- * executor, a work item on the device's TPB workqueue, runs the engines in
- * steps: in each step every engine that has not ended and is not waiting
- * executes one instruction, in the order PE, ACT, POOL, DVE, SP. When no
- * engine can move, the executor sleeps until a semaphore or event of its
- * NC changes (a program of the NC or the host through sem_update) or it is
- * told to stop. When every engine with a program has executed END it
- * writes the status (struct neuron_exec_hw_status) into host memory
- * through the IOMMU and raises NEURON_IRQ_EXEC(nc).
+ * per engine and the table of regions the program may touch.
+ *
+ * A simulated core has no silicon: its work is host CPU time, and that
+ * time is charged to whoever wants the result. The core computes only in
+ * ndhal_ops.exec_drive, which the driver calls from the threads that wait
+ * for the NC's work (an EXECUTE that waits, WAIT on an execution, NC_SEM
+ * WAIT, NOTIFY_WAIT), so the scheduler, nice, the cpu cgroup and
+ * RLIMIT_CPU of the waiting process see it; an execution nobody waits for
+ * does not advance, and ends at its timeout. A drive runs the engines in
+ * steps for at most NEURON_SIM_TPB_SLICE: in each step every engine that
+ * has not ended and is not waiting executes one instruction, in the order
+ * PE, ACT, POOL, DVE, SP. When no engine can move (a semaphore or event
+ * not reached) the drive returns -EAGAIN and the driver's waiter sleeps
+ * until something of the NC changes. When every engine with a program has
+ * executed END it writes the status (struct neuron_exec_hw_status) into
+ * host memory through the IOMMU and raises NEURON_IRQ_EXEC(nc). Long
+ * instructions (MATMUL, POOL, ACT, TT, TS) are computed in tiles of at
+ * most NEURON_SIM_TPB_FPU_CHUNK elements or multiply-adds, and a stop (a
+ * reset, the device's removal) is seen between two tiles.
  *
  * The device trusts nothing it reads: each instruction is fetched from
  * simulated DRAM and checked again as it runs (the load-time rules of
@@ -23,14 +33,19 @@
  * each one shot): tpb_hang_nc (the next execution never ends: its engines
  * stall until a reset), tpb_error_nc (the next execution ends at once with
  * a device error), tpb_corrupt_nc (the next execution flips bit 30 of the
- * first element of every MATMUL result).
+ * first element of every MATMUL result); and tpb_instant (0 or 1, not one
+ * shot): every execution ends OK at exec_start, its program not run, its
+ * status written and no interrupt raised (the driver polls), to measure
+ * the driver's own cost.
  *
  * Locking (per core): @op_lock serialises the driver's calls (exec_start,
- * exec_reset, teardown) against each other; @lock guards @running and
- * @stop, and is held by the executor while it writes the status and raises
- * the interrupt, so that a reset either comes after the status or stops
- * the execution before any of it is written. Lock order: op_lock -> lock
- * -> sd->iommu.lock; sd->sem_lock (a spinlock) is taken alone.
+ * exec_reset, teardown) against each other; @drive_lock is held by the
+ * thread that computes (exec_drive), and a reset takes it after setting
+ * @stop to wait for that thread to leave; @lock guards @running and
+ * @stop, and is held while the status is written and the interrupt
+ * raised, so that a reset either comes after the status or stops the
+ * execution before any of it is written. Lock order: op_lock -> drive_lock
+ * -> lock -> sd->iommu.lock; sd->sem_lock (a spinlock) is taken alone.
  */
 #include <linux/highmem.h>
 #include <linux/mm.h>
@@ -45,8 +60,8 @@
 #include "sim_notify.h"
 #include "sim_tpb.h"
 
-/* How long an idle executor sleeps before it checks again on its own. */
-#define NEURON_SIM_TPB_IDLE	(HZ / 10)
+/* The longest a drive computes before it returns (-EINPROGRESS), in ns. */
+#define NEURON_SIM_TPB_SLICE	(4 * NSEC_PER_MSEC)
 
 /* Temporary operand buffers of an executor. */
 enum { NEURON_SIM_BUF_A, NEURON_SIM_BUF_B, NEURON_SIM_BUF_OUT, NEURON_SIM_BUFS };
@@ -57,16 +72,14 @@ enum { NEURON_SIM_BUF_A, NEURON_SIM_BUF_B, NEURON_SIM_BUF_OUT, NEURON_SIM_BUFS }
  * @nd: the neuron device of the running execution (its binding).
  * @nc: the NeuronCore.
  * @op_lock: serialises exec_start, exec_reset and teardown of this core.
+ * @drive_lock: held by the thread computing the execution (exec_drive).
  * @lock: guards @running and @stop; held around the status write.
  * @running: an execution was started and has not ended or been reset.
- * @stop: the executor must stop at once and write nothing (set under
- *	@lock, read without it by the executor).
+ * @stop: the computing thread must stop at once and write nothing (set
+ *	under @lock, read without it between instructions and tiles).
  * @hang: the hang knob caught this execution.
  * @fail: the error knob caught this execution.
  * @corrupt: the corruption knob caught this execution.
- * @wake: bumped whenever a semaphore or event of the NC changes.
- * @wait: where an idle executor sleeps.
- * @work: the executor.
  * @exec: the execution, as copied at exec_start.
  * @pc: next instruction of each engine.
  * @ended: each engine executed END (or has no program).
@@ -79,15 +92,13 @@ struct neuron_sim_tpb_core {
 	struct neuron_device *nd;
 	u32 nc;
 	struct mutex op_lock;		/* serialises the driver's calls */
+	struct mutex drive_lock;	/* the computing thread */
 	struct mutex lock;		/* guards @running, @stop */
 	bool running;
 	bool stop;
 	bool hang;
 	bool fail;
 	bool corrupt;
-	atomic_t wake;
-	wait_queue_head_t wait;
-	struct work_struct work;
 	struct ndhal_exec exec;
 	u32 pc[NEURON_ENGINES];
 	bool ended[NEURON_ENGINES];
@@ -97,17 +108,17 @@ struct neuron_sim_tpb_core {
 
 /**
  * struct neuron_sim_tpb - the TPBs of a simulated device
- * @wq: runs the executors (unbound: they may run for long).
  * @hang_nc: knob.
  * @error_nc: knob.
  * @corrupt_nc: knob.
+ * @instant: knob.
  * @core: one per NeuronCore.
  */
 struct neuron_sim_tpb {
-	struct workqueue_struct *wq;
 	u32 hang_nc;
 	u32 error_nc;
 	u32 corrupt_nc;
+	u32 instant;
 	struct neuron_sim_tpb_core core[NEURON_MAX_NC];
 };
 
@@ -432,6 +443,19 @@ static enum neuron_sim_turn neuron_sim_tpb_sync(struct neuron_sim_tpb_core *core
 
 /* ---- data instructions ---- */
 
+/* Must the computing thread stop (a reset, the device's removal)? */
+static bool neuron_sim_tpb_stopped(struct neuron_sim_tpb_core *core)
+{
+	return READ_ONCE(core->stop) || neuron_dev_unplugged(core->nd);
+}
+
+/* Rows of @row_cost elements (or multiply-adds) each in one tile. */
+static u32 neuron_sim_tpb_tile_rows(u64 row_cost)
+{
+	return row_cost >= NEURON_SIM_TPB_FPU_CHUNK ? 1 :
+	       NEURON_SIM_TPB_FPU_CHUNK / (u32)row_cost;
+}
+
 static u32 neuron_sim_tpb_copy(struct neuron_sim_tpb_core *core,
 			       const struct neuron_tpb_insn *in)
 {
@@ -446,7 +470,7 @@ static u32 neuron_sim_tpb_matmul_insn(struct neuron_sim_tpb_core *core,
 				      const struct neuron_tpb_insn *in)
 {
 	u64 mn = (u64)in->m * in->n;
-	u32 *a, *b, *out;
+	u32 *a, *b, *out, r, step;
 
 	a = neuron_sim_tpb_load(core, NEURON_SIM_BUF_A, &in->a, (u64)in->m * in->k);
 	b = neuron_sim_tpb_load(core, NEURON_SIM_BUF_B, &in->b, (u64)in->k * in->n);
@@ -461,7 +485,14 @@ static u32 neuron_sim_tpb_matmul_insn(struct neuron_sim_tpb_core *core,
 	}
 	if (!out)
 		return NEURON_EXEC_DEVICE_ERROR;
-	neuron_sim_tpb_matmul(in->dtype, out, a, b, in->m, in->k, in->n);
+	step = neuron_sim_tpb_tile_rows((u64)in->k * in->n);
+	for (r = 0; r < in->m; r += step) {
+		if (neuron_sim_tpb_stopped(core))
+			return NEURON_EXEC_DEVICE_ERROR;	/* not reported */
+		neuron_sim_tpb_matmul(in->dtype, out + (size_t)r * in->n,
+				      a + (size_t)r * in->k, b,
+				      min(step, in->m - r), in->k, in->n);
+	}
 	if (core->corrupt)
 		out[0] ^= BIT(30);
 	if (!neuron_sim_tpb_store(core, &in->dst, out, mn))
@@ -474,10 +505,16 @@ static u32 neuron_sim_tpb_act_insn(struct neuron_sim_tpb_core *core,
 {
 	u32 *a = neuron_sim_tpb_load(core, NEURON_SIM_BUF_A, &in->a, in->n);
 	u32 *out = neuron_sim_tpb_buf(core, NEURON_SIM_BUF_OUT, in->n);
+	u32 i;
 
 	if (!a || !out)
 		return NEURON_EXEC_DEVICE_ERROR;
-	neuron_sim_tpb_act(in->dtype, in->func, out, a, in->n);
+	for (i = 0; i < in->n; i += NEURON_SIM_TPB_FPU_CHUNK) {
+		if (neuron_sim_tpb_stopped(core))
+			return NEURON_EXEC_DEVICE_ERROR;	/* not reported */
+		neuron_sim_tpb_act(in->dtype, in->func, out + i, a + i,
+				   min_t(u32, NEURON_SIM_TPB_FPU_CHUNK, in->n - i));
+	}
 	if (!neuron_sim_tpb_store(core, &in->dst, out, in->n))
 		return NEURON_EXEC_DEVICE_ERROR;
 	return NEURON_EXEC_OK;
@@ -489,10 +526,17 @@ static u32 neuron_sim_tpb_pool_insn(struct neuron_sim_tpb_core *core,
 	u64 mn = (u64)in->m * in->n;
 	u32 *a = neuron_sim_tpb_load(core, NEURON_SIM_BUF_A, &in->a, mn * in->k);
 	u32 *out = neuron_sim_tpb_buf(core, NEURON_SIM_BUF_OUT, mn);
+	u32 step = neuron_sim_tpb_tile_rows((u64)in->n * in->k), r;
 
 	if (!a || !out)
 		return NEURON_EXEC_DEVICE_ERROR;
-	neuron_sim_tpb_pool(in->dtype, in->func, out, a, in->m, in->n, in->k);
+	for (r = 0; r < in->m; r += step) {
+		if (neuron_sim_tpb_stopped(core))
+			return NEURON_EXEC_DEVICE_ERROR;	/* not reported */
+		neuron_sim_tpb_pool(in->dtype, in->func, out + (size_t)r * in->n,
+				    a + (size_t)r * in->n * in->k,
+				    min(step, in->m - r), in->n, in->k);
+	}
 	if (!neuron_sim_tpb_store(core, &in->dst, out, mn))
 		return NEURON_EXEC_DEVICE_ERROR;
 	return NEURON_EXEC_OK;
@@ -505,7 +549,7 @@ static u32 neuron_sim_tpb_alu_insn(struct neuron_sim_tpb_core *core,
 	u64 mn = (u64)in->m * in->n;
 	u32 op = in->func & ~NEURON_TPB_BCAST;
 	u32 b_row = in->n, b_col = 1;
-	u32 *a, *b, *out;
+	u32 *a, *b, *out, r, step;
 	u32 imm = in->imm;
 
 	a = neuron_sim_tpb_load(core, NEURON_SIM_BUF_A, &in->a, mn);
@@ -522,8 +566,15 @@ static u32 neuron_sim_tpb_alu_insn(struct neuron_sim_tpb_core *core,
 	out = neuron_sim_tpb_buf(core, NEURON_SIM_BUF_OUT, mn);
 	if (!a || !b || !out)
 		return NEURON_EXEC_DEVICE_ERROR;
-	if (neuron_sim_tpb_alu(in->dtype, op, out, a, b, in->m, in->n, b_row, b_col))
-		return NEURON_EXEC_BAD_INPUT;
+	step = neuron_sim_tpb_tile_rows(in->n);
+	for (r = 0; r < in->m; r += step) {
+		if (neuron_sim_tpb_stopped(core))
+			return NEURON_EXEC_DEVICE_ERROR;	/* not reported */
+		if (neuron_sim_tpb_alu(in->dtype, op, out + (size_t)r * in->n,
+				       a + (size_t)r * in->n, b + (size_t)r * b_row,
+				       min(step, in->m - r), in->n, b_row, b_col))
+			return NEURON_EXEC_BAD_INPUT;
+	}
 	if (!neuron_sim_tpb_store(core, &in->dst, out, mn))
 		return NEURON_EXEC_DEVICE_ERROR;
 	return NEURON_EXEC_OK;
@@ -615,20 +666,14 @@ static enum neuron_sim_turn neuron_sim_tpb_turn(struct neuron_sim_tpb_core *core
 	return NEURON_SIM_MOVED;
 }
 
-/* Sleep until a semaphore or event of the NC changes after @gen, or a stop. */
-static void neuron_sim_tpb_idle(struct neuron_sim_tpb_core *core, int gen)
-{
-	wait_event_idle_timeout(core->wait,
-				atomic_read(&core->wake) != gen ||
-				READ_ONCE(core->stop),
-				NEURON_SIM_TPB_IDLE);
-}
-
 /*
- * Run the execution. Return: its status (NEURON_EXEC_*), or -1 when it
- * was told to stop.
+ * Compute the execution until it ends, no engine can move, or @deadline
+ * (ktime_get_ns()) passes. Return: its status (NEURON_EXEC_*) once it
+ * ended; -EAGAIN (every engine left waits: a semaphore or event not
+ * reached, or the hang knob), -EINPROGRESS (the slice is used up), or -1
+ * (told to stop: nothing is reported).
  */
-static int neuron_sim_tpb_run(struct neuron_sim_tpb_core *core)
+static int neuron_sim_tpb_run(struct neuron_sim_tpb_core *core, u64 deadline)
 {
 	u32 status;
 	int eng;
@@ -636,22 +681,19 @@ static int neuron_sim_tpb_run(struct neuron_sim_tpb_core *core)
 	if (core->fail)
 		return NEURON_EXEC_DEVICE_ERROR;
 	for (;;) {
-		/* Read before the step: a change during it is not missed. */
-		int gen = atomic_read(&core->wake);
 		bool moved = false, left = false;
 
-		if (READ_ONCE(core->stop))
+		if (neuron_sim_tpb_stopped(core))
 			return -1;
-		if (core->hang) {
-			neuron_sim_tpb_idle(core, gen);
-			continue;
-		}
+		if (core->hang)
+			return -EAGAIN;
 		for (eng = 0; eng < NEURON_ENGINES; eng++) {
 			if (core->ended[eng])
 				continue;
 			switch (neuron_sim_tpb_turn(core, eng, &status)) {
 			case NEURON_SIM_FAULT:
-				return status;
+				/* A fault seen because of a stop is no fault. */
+				return neuron_sim_tpb_stopped(core) ? -1 : status;
 			case NEURON_SIM_MOVED:
 				moved = true;
 				break;
@@ -663,10 +705,10 @@ static int neuron_sim_tpb_run(struct neuron_sim_tpb_core *core)
 		}
 		if (!left)
 			return NEURON_EXEC_OK;
-		if (moved)
-			cond_resched();
-		else
-			neuron_sim_tpb_idle(core, gen);
+		if (!moved)
+			return -EAGAIN;
+		if (ktime_get_ns() >= deadline)
+			return -EINPROGRESS;
 	}
 }
 
@@ -674,35 +716,37 @@ static int neuron_sim_tpb_run(struct neuron_sim_tpb_core *core)
  * Write the status of the execution (status, then seq) and raise the
  * interrupt, unless a reset stopped it. @lock held.
  */
-static void neuron_sim_tpb_report(struct neuron_sim_tpb_core *core, u32 status)
+static int neuron_sim_tpb_write_status(struct neuron_sim_tpb_core *core, u32 status)
 {
 	struct neuron_sim_iommu *mmu = &core->sd->iommu;
 	u64 iova = core->exec.status_iova;
+	int ret;
 
 	lockdep_assert_held(&core->lock);
-	if (neuron_sim_iommu_write32(mmu, iova +
-				     offsetof(struct neuron_exec_hw_status, status),
-				     (__force u32)cpu_to_le32(status)))
-		return;
+	ret = neuron_sim_iommu_write32(mmu, iova +
+				       offsetof(struct neuron_exec_hw_status, status),
+				       (__force u32)cpu_to_le32(status));
+	if (ret)
+		return ret;
 	/* The status is in memory before the seq that publishes it. */
 	wmb();
-	if (neuron_sim_iommu_write32(mmu, iova +
-				     offsetof(struct neuron_exec_hw_status, seq),
-				     (__force u32)cpu_to_le32(core->exec.seq)))
-		return;
-	neuron_sim_raise_irq(core->sd, NEURON_IRQ_EXEC(core->nc));
+	return neuron_sim_iommu_write32(mmu, iova +
+					offsetof(struct neuron_exec_hw_status, seq),
+					(__force u32)cpu_to_le32(core->exec.seq));
 }
 
-static void neuron_sim_tpb_work(struct work_struct *work)
+static void neuron_sim_tpb_report(struct neuron_sim_tpb_core *core, u32 status)
 {
-	struct neuron_sim_tpb_core *core =
-		container_of(work, struct neuron_sim_tpb_core, work);
-	int status = neuron_sim_tpb_run(core);
+	if (!neuron_sim_tpb_write_status(core, status))
+		neuron_sim_raise_irq(core->sd, NEURON_IRQ_EXEC(core->nc));
+}
 
+/* The execution ended with @status: report it, unless a reset stopped it. */
+static void neuron_sim_tpb_end(struct neuron_sim_tpb_core *core, u32 status)
+{
 	neuron_sim_tpb_free_bufs(core);
 	mutex_lock(&core->lock);
-	/* Stopped: the reset waiting for us writes nothing either. */
-	if (status >= 0 && !core->stop) {
+	if (!core->stop) {
 		/* A device error is also reported on the NC's ERROR queue. */
 		if (status == NEURON_EXEC_DEVICE_ERROR)
 			neuron_sim_notify(core->sd, core->nc, NEURON_NOTIFY_ERROR,
@@ -713,26 +757,65 @@ static void neuron_sim_tpb_work(struct work_struct *work)
 	mutex_unlock(&core->lock);
 }
 
+/**
+ * neuron_sim_exec_drive() - compute core @nc's execution for the caller
+ * @nd: the device.
+ * @nc: the core.
+ *
+ * ndhal_ops.exec_drive: called inside the removal guard by a thread that
+ * waits for the NC's work; the work is its CPU time. One thread computes
+ * a core at a time; it stops between two instructions, or two tiles of
+ * one, at a reset or the device's removal.
+ *
+ * Return: 0 (the execution ended: status written, interrupt raised),
+ * -EINPROGRESS (the slice is used up: call again), -EAGAIN (nothing to
+ * compute now: no execution, every engine waits, another thread computes
+ * it, or it is being stopped), -ENODEV.
+ */
+int neuron_sim_exec_drive(struct neuron_device *nd, u32 nc)
+{
+	struct neuron_sim_dev *sd = nd->backend;
+	struct neuron_sim_tpb_core *core;
+	int status = -EAGAIN;
+
+	if (neuron_sim_gone(nd))
+		return -ENODEV;
+	if (nc >= nd->hal->arch->nc_count || nc >= NEURON_MAX_NC)
+		return -EINVAL;
+	core = &sd->tpb->core[nc];
+	if (!mutex_trylock(&core->drive_lock))
+		return -EAGAIN;
+	/* exec_start and the reset change @running under drive_lock too. */
+	if (core->running && !READ_ONCE(core->stop))
+		status = neuron_sim_tpb_run(core, ktime_get_ns() + NEURON_SIM_TPB_SLICE);
+	if (status >= 0)
+		neuron_sim_tpb_end(core, status);
+	mutex_unlock(&core->drive_lock);
+	if (status >= 0)
+		return 0;
+	return status == -EINPROGRESS ? -EINPROGRESS : -EAGAIN;
+}
+
 /*
  * Stop the execution of @core, if any: on return the executor has
  * stopped, has written nothing for it, and the core is idle. @op_lock held.
  */
-static void neuron_sim_tpb_halt(struct neuron_sim_tpb_core *core)
+static void neuron_sim_tpb_halt_locked(struct neuron_sim_tpb_core *core)
 {
 	lockdep_assert_held(&core->op_lock);
 	mutex_lock(&core->lock);
 	WRITE_ONCE(core->stop, true);
 	mutex_unlock(&core->lock);
-	wake_up(&core->wait);
-	cancel_work_sync(&core->work);
+	/* The computing thread sees the stop within a tile and leaves. */
+	mutex_lock(&core->drive_lock);
 	/* An interrupt raised for an execution that ended before has run. */
 	irq_work_sync(&core->sd->irq[NEURON_IRQ_EXEC(core->nc)].work);
-	/* A work cancelled before it ran did not free them. */
 	neuron_sim_tpb_free_bufs(core);
 	mutex_lock(&core->lock);
 	core->running = false;
 	WRITE_ONCE(core->stop, false);
 	mutex_unlock(&core->lock);
+	mutex_unlock(&core->drive_lock);
 }
 
 /* Take knob @knob if it selects NC @nc (one shot). */
@@ -759,6 +842,7 @@ int neuron_sim_exec_start(struct neuron_device *nd, const struct ndhal_exec *e)
 	core = &tpb->core[e->nc];
 
 	mutex_lock(&core->op_lock);
+	mutex_lock(&core->drive_lock);
 	mutex_lock(&core->lock);
 	if (core->running) {
 		ret = -EBUSY;
@@ -774,10 +858,15 @@ int neuron_sim_exec_start(struct neuron_device *nd, const struct ndhal_exec *e)
 	core->fail = neuron_sim_tpb_knob_take(&tpb->error_nc, e->nc);
 	core->corrupt = neuron_sim_tpb_knob_take(&tpb->corrupt_nc, e->nc);
 	WRITE_ONCE(core->stop, false);
+	if (READ_ONCE(tpb->instant)) {
+		/* Done at once, unrun: the status written, no interrupt. */
+		neuron_sim_tpb_write_status(core, NEURON_EXEC_OK);
+		goto out;
+	}
 	core->running = true;
-	queue_work(tpb->wq, &core->work);
 out:
 	mutex_unlock(&core->lock);
+	mutex_unlock(&core->drive_lock);
 	mutex_unlock(&core->op_lock);
 	return ret;
 }
@@ -793,23 +882,11 @@ void neuron_sim_exec_reset(struct neuron_device *nd, u32 nc, u32 code)
 		return;
 	core = &sd->tpb->core[nc];
 	mutex_lock(&core->op_lock);
-	neuron_sim_tpb_halt(core);
+	neuron_sim_tpb_halt_locked(core);
 	/* Code 0: none. Nothing happens when the queue is not set up. */
 	if (code)
 		neuron_sim_notify(sd, nc, NEURON_NOTIFY_ERROR, code, 0);
 	mutex_unlock(&core->op_lock);
-}
-
-/* A semaphore or event of NC @nc changed (the host's sem_update). */
-void neuron_sim_tpb_kick(struct neuron_sim_dev *sd, u32 nc)
-{
-	struct neuron_sim_tpb_core *core;
-
-	if (nc >= NEURON_MAX_NC)
-		return;
-	core = &sd->tpb->core[nc];
-	atomic_inc(&core->wake);
-	wake_up(&core->wait);
 }
 
 /* The driver tears the backend down: stop every core, post nothing. */
@@ -822,7 +899,7 @@ void neuron_sim_tpb_stop_all(struct neuron_sim_dev *sd)
 		return;
 	for (i = 0; i < NEURON_MAX_NC; i++) {
 		mutex_lock(&tpb->core[i].op_lock);
-		neuron_sim_tpb_halt(&tpb->core[i]);
+		neuron_sim_tpb_halt_locked(&tpb->core[i]);
 		mutex_unlock(&tpb->core[i].op_lock);
 	}
 }
@@ -877,11 +954,13 @@ static struct neuron_sim_tpb_knob neuron_sim_tpb_knob_##_name = {		\
 NEURON_SIM_TPB_KNOB(hang_nc);
 NEURON_SIM_TPB_KNOB(error_nc);
 NEURON_SIM_TPB_KNOB(corrupt_nc);
+NEURON_SIM_TPB_KNOB(instant);
 
 static struct attribute *neuron_sim_tpb_attrs[] = {
 	&neuron_sim_tpb_knob_hang_nc.attr.attr,
 	&neuron_sim_tpb_knob_error_nc.attr.attr,
 	&neuron_sim_tpb_knob_corrupt_nc.attr.attr,
+	&neuron_sim_tpb_knob_instant.attr.attr,
 	NULL,
 };
 
@@ -900,21 +979,14 @@ int neuron_sim_tpb_init(struct neuron_sim_dev *sd)
 	tpb = kzalloc(sizeof(*tpb), GFP_KERNEL);
 	if (!tpb)
 		return -ENOMEM;
-	tpb->wq = alloc_workqueue("neuron_sim%u_tpb", WQ_UNBOUND, 0, sd->id);
-	if (!tpb->wq) {
-		kfree(tpb);
-		return -ENOMEM;
-	}
 	for (i = 0; i < NEURON_MAX_NC; i++) {
 		struct neuron_sim_tpb_core *core = &tpb->core[i];
 
 		core->sd = sd;
 		core->nc = i;
 		mutex_init(&core->op_lock);
+		mutex_init(&core->drive_lock);
 		mutex_init(&core->lock);
-		atomic_set(&core->wake, 0);
-		init_waitqueue_head(&core->wait);
-		INIT_WORK(&core->work, neuron_sim_tpb_work);
 	}
 	sd->tpb = tpb;
 	return 0;
@@ -929,9 +1001,9 @@ void neuron_sim_tpb_fini(struct neuron_sim_dev *sd)
 	if (!tpb)
 		return;
 	neuron_sim_tpb_stop_all(sd);
-	destroy_workqueue(tpb->wq);
 	for (i = 0; i < NEURON_MAX_NC; i++) {
 		mutex_destroy(&tpb->core[i].op_lock);
+		mutex_destroy(&tpb->core[i].drive_lock);
 		mutex_destroy(&tpb->core[i].lock);
 	}
 	kfree(tpb);

@@ -194,11 +194,57 @@ static void tpb_extent_overflow(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, check2(in, NEURON_ENGINE_PE, &bad), -ENOEXEC);
 }
 
+/* A slot of @ndim dimensions @d0..@d3 and @size bytes. */
+static struct neuron_model_slot slot(u32 size, u32 ndim, u32 d0, u32 d1, u32 d2,
+				     u32 d3)
+{
+	struct neuron_model_slot s = {
+		.kind = NEURON_SLOT_INPUT, .dtype = NEURON_DT_FP32, .size = size,
+		.ndim = ndim, .shape = { d0, d1, d2, d3 },
+	};
+
+	return s;
+}
+
+/*
+ * Slot shapes: the element count times 4 must be the size, computed
+ * without wrapping (the shapes below passed as 16 and 32 bytes when the
+ * products wrapped in 64 bits).
+ */
+static void slot_shapes(struct kunit *test)
+{
+	struct neuron_model_slot s;
+
+	s = slot(64, 2, 4, 4, 0, 0);
+	KUNIT_EXPECT_EQ(test, neuron_model_slot_check(&s), 0);
+	s = slot(64, 0, 0, 0, 0, 0);
+	KUNIT_EXPECT_EQ(test, neuron_model_slot_check(&s), 0);
+	s = slot(60, 2, 4, 4, 0, 0);
+	KUNIT_EXPECT_EQ(test, neuron_model_slot_check(&s), -EINVAL);
+	s = slot(64, 2, 4, 0, 0, 0);
+	KUNIT_EXPECT_EQ(test, neuron_model_slot_check(&s), -EINVAL);
+	s = slot(64, 1, 16, 0, 0, 7);
+	KUNIT_EXPECT_EQ(test, neuron_model_slot_check(&s), -EINVAL);
+	/* 2^64 + 4 elements, once taken for 4 (16 bytes). */
+	s = slot(16, 4, 111620, 49477, 8681, 384773);
+	KUNIT_EXPECT_EQ(test, neuron_model_slot_check(&s), -EINVAL);
+	/* 2^64 elements, once taken for 0. */
+	s = slot(0, 4, 65536, 65536, 65536, 65536);
+	KUNIT_EXPECT_EQ(test, neuron_model_slot_check(&s), -EINVAL);
+	/* 2^62 + 8 elements: times 4 it wrapped to 32 bytes. */
+	s = slot(32, 4, 24, 2833, 37171, 1824726041);
+	KUNIT_EXPECT_EQ(test, neuron_model_slot_check(&s), -EINVAL);
+	/* 2^62 elements: the count fits, times 4 does not. */
+	s = slot(0, 4, 65536, 65536, 65536, 16384);
+	KUNIT_EXPECT_EQ(test, neuron_model_slot_check(&s), -EINVAL);
+}
+
 static struct kunit_case neuron_tpb_cases[] = {
 	KUNIT_CASE(tpb_valid_forms),
 	KUNIT_CASE(tpb_refusals),
 	KUNIT_CASE(tpb_no_end),
 	KUNIT_CASE(tpb_extent_overflow),
+	KUNIT_CASE(slot_shapes),
 	{}
 };
 

@@ -617,6 +617,7 @@ TEST_F(copy, engine_posts_notifications)
 {
 	const struct neuron_notify_header *done, *err;
 	const struct neuron_notify_entry *e;
+	__u64 seq;
 
 	if (!(self->info.caps & NEURON_CAP_NOTIFY) || !self->node.created)
 		SKIP(return, "needs the simulator's notification queues");
@@ -625,7 +626,7 @@ TEST_F(copy, engine_posts_notifications)
 	ASSERT_NE(NULL, done);
 	ASSERT_NE(NULL, err);
 
-	/* 200000 bytes to device memory of NC 0: 4 packets, one interrupt. */
+	/* 200000 bytes to device memory of NC 0: 4 packets, one entry. */
 	ASSERT_EQ(0, neuron_copy_op(self->node.fd, self->host, 0, self->dev, 0, NULL, NULL, 200000,
 				    0, NULL));
 	ASSERT_EQ(1U, done->head);
@@ -634,8 +635,15 @@ TEST_F(copy, engine_posts_notifications)
 	EXPECT_EQ(NEURON_NOTIFY_COMPLETION, e->type);
 	EXPECT_EQ(0U, e->nc);
 	EXPECT_EQ(0U, e->code);		/* engine 0: NC 0's first */
-	EXPECT_EQ(4U, e->data);		/* packets completed so far */
+	EXPECT_EQ(0U, e->data);		/* a synchronous call: tag 0 */
 	EXPECT_EQ(0U, err->head);
+
+	/* An asynchronous one: its entry carries its sequence number. */
+	ASSERT_EQ(0, neuron_copy_op(self->node.fd, self->host, 0, self->dev, 0, NULL, NULL, 200000,
+				    NEURON_COPY_ASYNC, &seq));
+	ASSERT_EQ(0, neuron_wait_seq(self->node.fd, seq, neuron_now_ns() + 10000000000LL));
+	ASSERT_EQ(2U, done->head);
+	EXPECT_EQ((__u32)seq, notify_entry(done, 1)->data);
 
 	ASSERT_EQ(0, neuron_sim_knob(&self->node, "dma_fail_next", "1"));
 	ASSERT_EQ(-EIO, neuron_copy_op(self->node.fd, self->host, 0, self->dev, 0, NULL, NULL, 4096,
@@ -644,8 +652,8 @@ TEST_F(copy, engine_posts_notifications)
 	e = notify_entry(err, 0);
 	EXPECT_EQ(NEURON_NOTIFY_ERROR, e->type);
 	EXPECT_EQ(3U, e->code);		/* injected */
-	EXPECT_EQ(4U, e->data);		/* index of the failed packet */
-	EXPECT_EQ(1U, done->head);
+	EXPECT_EQ(0U, e->data);		/* the synchronous call's tag */
+	EXPECT_EQ(2U, done->head);
 }
 
 struct worker {

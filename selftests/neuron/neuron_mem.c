@@ -1519,7 +1519,8 @@ TEST_F(mem, mremap)
 	moved(self, p, q);
 	EXPECT_TRUE(check_fill(q, 2 * page, 6, 0));
 	EXPECT_EQ(0, neuron_mem_free(self->node.fd, h));
-	expect_usage(_metadata, self, self->node.fd, 4 * page, 0, 0, 0, 0);
+	/* Still charged to the file: the memory is alive. */
+	expect_usage(_metadata, self, self->node.fd, 4 * page, 0, 4 * page, 0, 0);
 	EXPECT_TRUE(check_fill(q, 2 * page, 6, 0));
 	EXPECT_EQ(0, unmap(self, q, 2 * page));
 	expect_usage(_metadata, self, self->node.fd, 0, 0, 0, 0, 0);
@@ -1544,9 +1545,12 @@ TEST_F(mem, mapping_outlives_free)
 		p = alloc_map(_metadata, self, self->node.fd, kinds[k], len, 0, &h, &off);
 		fill(p, len, 7);
 		ASSERT_EQ(0, neuron_mem_free(self->node.fd, h));
-		/* The file's figures drop now, the device's do not. */
+		/*
+		 * The handle is gone, the memory is not: it stays charged to
+		 * the file (and counted in its limits) until it is freed.
+		 */
 		expect_usage(_metadata, self, self->node.fd, dev ? len : 0, dev ? 0 : len,
-			     0, 0, 0);
+			     dev ? len : 0, dev ? 0 : len, 0);
 		EXPECT_TRUE(check_fill(p, len, 7, 0)) TH_LOG("%s", kind_name(kinds[k]));
 		fill(p, len, 8);
 		EXPECT_TRUE(check_fill(p, len, 8, 0));
@@ -1601,11 +1605,11 @@ TEST_F(mem, mapping_partial_munmap)
 	fill(p, len, 12);
 	ASSERT_EQ(0, munmap(p + page, 2 * page));
 	ASSERT_EQ(0, neuron_mem_free(self->node.fd, h));
-	expect_usage(_metadata, self, self->node.fd, len, 0, 0, 0, 0);
+	expect_usage(_metadata, self, self->node.fd, len, 0, len, 0, 0);
 	EXPECT_TRUE(check_fill(p, page, 12, 0));
 	EXPECT_TRUE(check_fill(p + 3 * page, page, 12, 3 * page));
 	ASSERT_EQ(0, munmap(p, page));
-	expect_usage(_metadata, self, self->node.fd, len, 0, 0, 0, 0);
+	expect_usage(_metadata, self, self->node.fd, len, 0, len, 0, 0);
 	EXPECT_TRUE(check_fill(p + 3 * page, page, 12, 3 * page));
 	ASSERT_EQ(0, unmap(self, p, len));
 	expect_usage(_metadata, self, self->node.fd, 0, 0, 0, 0, 0);
@@ -1659,9 +1663,9 @@ TEST_F(mem, fork_shares_mappings)
 		fill(p, len, 15);
 		EXPECT_EQ(0, neuron_mem_free(self->node.fd, h));
 		EXPECT_EQ(0, unmap(self, p, len));
-		/* The child's mapping holds the memory. */
+		/* The child's mapping holds the memory, still the file's. */
 		expect_usage(_metadata, self, self->node.fd, dev ? len : 0, dev ? 0 : len,
-			     0, 0, 0);
+			     dev ? len : 0, dev ? 0 : len, 0);
 		ASSERT_EQ(1, write(go[1], "g", 1));
 		ASSERT_EQ(pid, waitpid(pid, &status, 0));
 		EXPECT_TRUE(WIFEXITED(status));

@@ -665,7 +665,15 @@ static inline long neuron_vm_pinned_kb(void)
  * may not be reachable any more (the test VM's root folder is 0700).
  * 0, or -1.
  */
+static inline int neuron_drop_privileges_to(uid_t uid, __u32 keep, rlim_t memlock);
+
 static inline int neuron_drop_privileges(__u32 keep, rlim_t memlock)
+{
+	return neuron_drop_privileges_to(NEURON_TEST_NOBODY, keep, memlock);
+}
+
+/* The same for user and group @uid. */
+static inline int neuron_drop_privileges_to(uid_t uid, __u32 keep, rlim_t memlock)
 {
 	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct d[2];
@@ -686,10 +694,8 @@ static inline int neuron_drop_privileges(__u32 keep, rlim_t memlock)
 	 * system calls: the child is single-threaded, and no _GNU_SOURCE).
 	 */
 	if (prctl(PR_SET_KEEPCAPS, 1) || setgroups(0, NULL) ||
-	    syscall(SYS_setresgid, NEURON_TEST_NOBODY, NEURON_TEST_NOBODY,
-		    NEURON_TEST_NOBODY) ||
-	    syscall(SYS_setresuid, NEURON_TEST_NOBODY, NEURON_TEST_NOBODY,
-		    NEURON_TEST_NOBODY) ||
+	    syscall(SYS_setresgid, uid, uid, uid) ||
+	    syscall(SYS_setresuid, uid, uid, uid) ||
 	    prctl(PR_SET_KEEPCAPS, 0))
 		return -1;
 	memset(d, 0, sizeof(d));

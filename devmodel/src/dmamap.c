@@ -198,8 +198,10 @@ int dmamap_remove(struct dmamap *m, uint64_t iova, uint64_t size, bool all, size
 	}
 	for (size_t k = i; k < j; k++)
 		file_put(m, m->r[k].file);
-	memmove(&m->r[i], &m->r[j], (m->n - j) * sizeof(*m->r));
-	m->n -= j - i;
+	if (j > i) {
+		memmove(&m->r[i], &m->r[j], (m->n - j) * sizeof(*m->r));
+		m->n -= j - i;
+	}
 	if (removed)
 		*removed = j - i;
 unlock:

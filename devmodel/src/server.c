@@ -106,7 +106,8 @@ static int sock_send(void *ctx, const void *buf, size_t len, const int *fds, uns
 static int conn_read(int fd, struct vfu_conn *c, uint8_t *buf)
 {
 	char cbuf[CMSG_SPACE(sizeof(int) * (VFU_MAX_FDS + 8))];
-	struct iovec iov = { buf, RX_CHUNK };
+	size_t want = vfu_want(c);
+	struct iovec iov = { buf, want < RX_CHUNK ? want : RX_CHUNK };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
 			     .msg_controllen = sizeof(cbuf) };
 	int fds[VFU_MAX_FDS + 8];

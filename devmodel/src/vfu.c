@@ -565,6 +565,12 @@ int vfu_input(struct vfu_conn *c, const void *data, size_t len, const int *fds, 
 				return -1;
 		}
 	}
-	/* a header with no body arrives complete above; nothing pending here */
 	return 0;
+}
+
+size_t vfu_want(const struct vfu_conn *c)
+{
+	if (c->hdr_have < VFU_HDR_SIZE)
+		return VFU_HDR_SIZE - c->hdr_have;
+	return c->body_len - c->body_have;
 }

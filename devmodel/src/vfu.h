@@ -113,4 +113,12 @@ void vfu_conn_fini(struct vfu_conn *c);
  */
 int vfu_input(struct vfu_conn *c, const void *data, size_t len, const int *fds, unsigned nfds);
 
+/*
+ * Bytes the framing needs next: the rest of the header, else the rest of the
+ * body. A socket reader must not read past this: on a UNIX stream socket the
+ * descriptors arrive with the bytes of the sendmsg() that carried them, and a
+ * read that crosses a message boundary would hand them to the wrong message.
+ */
+size_t vfu_want(const struct vfu_conn *c);
+
 #endif

@@ -22,6 +22,8 @@
 # QEMU takes over this script's process (exec), so signals reach it. Exit
 # status: QEMU's.
 
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 SUITE=trixie

@@ -11,6 +11,8 @@
 # APPEND adds to the kernel command line; VMLINUX names a PVH-bootable kernel
 # (default: scripts/fetch-kernel.sh 6.1). Logs stay in $NEURON_CACHE/devmodel-boot/.
 
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/../../scripts/lib.sh"
 
 [ $# -ge 2 ] || die "usage: $0 trn1|trn2 report|dma [QEMU-ARG...]"

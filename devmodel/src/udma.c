@@ -195,7 +195,8 @@ static enum q_err ring_check(const struct engine *e, unsigned q, int side, uint6
 		return QE_CONFIG;
 	if (*len < 32 || *len > 0xFFFFF0 || *len % 16)
 		return QE_CONFIG;
-	if (s->head >= *len || s->tail >= *len)
+	/* the length was changed under posted descriptors */
+	if (s->head >= *len || s->tail >= *len || s->pending > *len)
 		return QE_CONFIG;
 	return QE_NONE;
 }

@@ -295,6 +295,12 @@ static void err_ring_config(void)
 	post(&r, 10, 0, 0, 20);
 	post(&r, 10, 0, 0, 13);
 	check_error(&r, 10, 0, SIDE_S2M, QE_OVERRUN, 5);
+	/* length shrunk below what is posted */
+	setup_queue(&r, 11, 0, 64);
+	post(&r, 11, 0, 0, 40);
+	ewr(&r, 11, QREG(1, 0, 0x30), 32);
+	post(&r, 11, 0, 0, 1);
+	check_error(&r, 11, 0, SIDE_S2M, QE_CONFIG, 0);
 	rig_fini(&r);
 }
 

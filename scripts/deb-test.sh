@@ -12,9 +12,13 @@
 # hash of the package list; a lock makes concurrent first calls wait for
 # one debootstrap). Each run works on an overlay of it (the cached root is
 # never written), inside a private mount namespace (unshare -m), so its
-# mounts and changes vanish with the run. The packages are installed with
-# dpkg -i, so their real maintainer scripts run (addgroup, dkms add), and
-# removed with dpkg --purge.
+# mounts and changes vanish with the run; the root gets its own /dev (a
+# tmpfs with the usual nodes: udevadm test applies the modes it computes)
+# and a read-only /sys. The packages are installed with dpkg -i, so their
+# real maintainer scripts run (addgroup, dkms add), and removed with
+# dpkg --purge. Checks: the group, the udev rule (with udevadm test, also
+# against the vendor's neuron-udev.rules), the sysusers.d file, the DKMS
+# registration, debian/tests/smoke, the module build, the purge.
 #
 # KRELEASE KDIR: a kernel and its unpacked headers tree, as
 # scripts/fetch-kernel.sh makes it (KDIR = .../root/usr/src/linux-headers-KRELEASE),

@@ -27,6 +27,7 @@
 struct nrt_runtime nrt_rt = {
 	.lock = PTHREAD_RWLOCK_INITIALIZER,
 	.core_lock = PTHREAD_MUTEX_INITIALIZER,
+	.obj_lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
 /* ---- logging ---- */
@@ -607,10 +608,18 @@ NRT_EXPORT NRT_STATUS nrt_init(nrt_framework_type_t framework, const char *fw_ve
 	return NRT_SUCCESS;
 }
 
+/*
+ * Everything of the run goes, whatever the caller still holds: the
+ * mappings of its device tensors first (each holds the device file), then
+ * the files, whose release by the driver ends the run's reservations and
+ * frees its memory and models. Tensors and models the caller still holds
+ * keep their host side until nrt_tensor_free() and nrt_unload().
+ */
 NRT_EXPORT void nrt_close(void)
 {
 	pthread_rwlock_wrlock(&nrt_rt.lock);
 	if (nrt_rt.state == NRT_STATE_INIT) {
+		nrt_drop_dev_mem();
 		nrt_close_devs();
 		nrt_rt.state = NRT_STATE_CLOSED;
 	}

@@ -69,6 +69,8 @@ void nrt_leave(void);
 NRT_STATUS nrt_vnc_core(const char *fn, const char *what, int vnc, uint32_t *core,
 			NRT_STATUS busy_status);
 struct nrt_dev *nrt_core_dev(uint32_t core, uint32_t *local_nc);
+/* Why @core is busy ("in use by another process (pid N)", ...). */
+void nrt_busy_reason(uint32_t core, char *buf, size_t len);
 
 /* Storage shared by a tensor and its slices. */
 enum nrt_storage_kind { NRT_ST_DEVICE, NRT_ST_HOST, NRT_ST_USER };

@@ -157,12 +157,18 @@ static NRT_STATUS dev_alloc(const char *fn, const char *obj, uint32_t core, size
 	a.channel = NEURON_MEM_CHANNEL_ANY;
 	if (ioctl(dv->fd, NEURON_IOCTL_MEM_ALLOC, &a) < 0) {
 		int e = errno;
+		char why[256];
 
 		free(st);
-		nrt_log(fn, "allocate device memory", obj, "%zu bytes on core %u: %s", size, core,
-			e == ENOMEM ? "device memory exhausted" :
-			e == ENOSPC ? "the per-file memory limit is reached" :
-			e == EBUSY ? "the core is in use by another process" : strerror(e));
+		if (e == EBUSY) {
+			nrt_busy_reason(core, why, sizeof(why));
+			nrt_log(fn, "allocate device memory", obj,
+				"%zu bytes on core %u: core %u is %s", size, core, core, why);
+		} else {
+			nrt_log(fn, "allocate device memory", obj, "%zu bytes on core %u: %s", size,
+				core, e == ENOMEM ? "device memory exhausted" :
+				e == ENOSPC ? "the per-file memory limit is reached" : strerror(e));
+		}
 		return nrt_errno_status(e);
 	}
 	st->refs = 1;

@@ -1524,7 +1524,7 @@ TEST_F_TIMEOUT(nrt, contention, 60)
 	}
 }
 
-/* ---- nrt_close releases everything ---- */
+/* ---- nrt_close releases everything; whose a busy core is ---- */
 
 /* What the driver says of /dev/neuron@minor: memory, NC states. */
 static int dev_query(int minor, uint32_t op, void *buf, uint32_t size)
@@ -1588,6 +1588,26 @@ static int core_state(uint32_t core, struct neuron_nc_state *st)
 		return -1;
 	*st = s.nc[nc];
 	return 0;
+}
+
+/* A file of this process holding @mask of /dev/neuron@minor, or -1. */
+static int own_reservation(int minor, uint64_t mask)
+{
+	struct neuron_nc_reserve r;
+	char path[32];
+	int fd;
+
+	snprintf(path, sizeof(path), "/dev/neuron%d", minor);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	memset(&r, 0, sizeof(r));
+	r.nc_mask = mask;
+	if (ioctl(fd, NEURON_IOCTL_NC_RESERVE, &r)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 /* The permissions ("rw-s") of the mapping holding @p, from /proc/self/maps. */
@@ -1733,6 +1753,106 @@ TEST_F_TIMEOUT(nrt, close_releases_all, 90)
 		nrt_unload(m2);
 		m2 = NULL;
 	}
+	env_clear();
+}
+
+/*
+ * A core this process holds through a file of its own (not the runtime's)
+ * is named as this process's, never as another process's; a core another
+ * process holds is named as that process's, with its pid.
+ */
+TEST_F_TIMEOUT(nrt, busy_core_owner, 60)
+{
+	char want[512];
+	struct cap cap;
+	nrt_tensor_t *t = NULL;
+	nrt_model_t *m = NULL;
+	int fd0, fd1, ready, go, st;
+	unsigned char c;
+	NRT_STATUS s;
+	pid_t pid;
+
+	/* core 0 held by a file of this process */
+	fd0 = own_reservation(0, 1);
+	ASSERT_LE(0, fd0);
+	setenv("NEURON_RT_VISIBLE_CORES", "0", 1);
+	ASSERT_EQ(0, cap_begin(&cap));
+	s = nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, "", "");
+	cap_end(&cap);
+	EXPECT_EQ(NRT_RESOURCE, s);
+	snprintf(want, sizeof(want),
+		 "nrt: nrt_init: reserve core (nc 0): core 0 is held by this process itself (pid %d) through another open file of its device (a leftover of its own, not this runtime's)\n",
+		 (int)getpid());
+	EXPECT_STREQ(want, cap.buf);
+	EXPECT_EQ(NULL, strstr(cap.buf, "another process"));
+	close(fd0);
+	env_clear();
+
+	/* every core held by files of this process: the first use fails */
+	fd0 = own_reservation(0, 0x3);
+	fd1 = own_reservation(1, 0xff);
+	ASSERT_LE(0, fd0);
+	ASSERT_LE(0, fd1);
+	ASSERT_EQ(NRT_SUCCESS, nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, "", ""));
+	ASSERT_EQ(0, cap_begin(&cap));
+	s = nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, 64, "t", &t);
+	cap_end(&cap);
+	EXPECT_EQ(NRT_RESOURCE, s);
+	snprintf(want, sizeof(want), "%s",
+		 "nrt: nrt_tensor_allocate: allocate device memory (vnc 0): no free NeuronCore left: 10 held by this process itself through other open files of the devices (leftovers of its own)\n");
+	EXPECT_STREQ(want, cap.buf);
+	ASSERT_EQ(0, cap_begin(&cap));
+	s = load_path(MATMUL_PATH, -1, &m);
+	cap_end(&cap);
+	EXPECT_EQ(NRT_LOAD_NOT_ENOUGH_NC, s);
+	EXPECT_EQ(NULL, strstr(cap.buf, "other process")) TH_LOG("%s", cap.buf);
+	EXPECT_NE(NULL, strstr(cap.buf, "10 held by this process itself")) TH_LOG("%s", cap.buf);
+	nrt_close();
+	setenv("NEURON_RT_NUM_CORES", "2", 1);
+	ASSERT_EQ(0, cap_begin(&cap));
+	s = nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, "", "");
+	cap_end(&cap);
+	EXPECT_EQ(NRT_RESOURCE, s);
+	snprintf(want, sizeof(want), "%s",
+		 "nrt: nrt_init: reserve cores (NEURON_RT_NUM_CORES=2): only 0 of the 10 NeuronCores are free: 10 held by this process itself through other open files of the devices (leftovers of its own)\n");
+	EXPECT_STREQ(want, cap.buf);
+	env_clear();
+
+	/* cores 2-9 held by another process, 0-1 by this one's file */
+	close(fd0);
+	close(fd1);
+	pid = holder("2-9", 0, &ready, &go);	/* forked before fd0: not its file */
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(1, read(ready, &c, 1));
+	ASSERT_EQ(NRT_SUCCESS, c);
+	fd0 = own_reservation(0, 0x3);
+	ASSERT_LE(0, fd0);
+	ASSERT_EQ(NRT_SUCCESS, nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, "", ""));
+	ASSERT_EQ(0, cap_begin(&cap));
+	s = nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, 64, "t", &t);
+	cap_end(&cap);
+	EXPECT_EQ(NRT_RESOURCE, s);
+	snprintf(want, sizeof(want), "%s",
+		 "nrt: nrt_tensor_allocate: allocate device memory (vnc 0): no free NeuronCore left: 2 held by this process itself through other open files of the devices (leftovers of its own), 8 in use by other processes\n");
+	EXPECT_STREQ(want, cap.buf);
+	nrt_close();
+	close(fd0);
+	setenv("NEURON_RT_VISIBLE_CORES", "0-2", 1);
+	ASSERT_EQ(0, cap_begin(&cap));
+	s = nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, "", "");
+	cap_end(&cap);
+	EXPECT_EQ(NRT_RESOURCE, s);
+	snprintf(want, sizeof(want),
+		 "nrt: nrt_init: reserve core (nc 2): core 2 is in use by another process (pid %d)\n",
+		 (int)pid);
+	EXPECT_STREQ(want, cap.buf);
+	ASSERT_EQ(1, write(go, "g", 1));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	close(ready);
+	close(go);
+	/* all free again */
+	ASSERT_EQ(NRT_SUCCESS, nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, "", ""));
+	nrt_close();
 	env_clear();
 }
 

@@ -413,16 +413,14 @@ static NRT_STATUS io_begin(const char *fn, const char *what, const nrt_tensor_t 
 	NRT_STATUS s;
 
 	*locked = 0;
-	tname(t, obj, sizeof(obj));
-	if (!t) {
-		nrt_log(fn, what, obj, "NULL tensor");
-		return NRT_INVALID;
-	}
-	if (!t->st) {
-		nrt_log(fn, what, obj, "the tensor has no memory (attach a buffer first)");
+	if (!t || !t->st) {
+		tname(t, obj, sizeof(obj));
+		nrt_log(fn, what, obj, t ? "the tensor has no memory (attach a buffer first)" :
+			"NULL tensor");
 		return NRT_INVALID;
 	}
 	if (off > t->size || size > t->size - off) {
+		tname(t, obj, sizeof(obj));
 		nrt_log(fn, what, obj, "bytes [%llu, +%llu) are outside its %zu bytes",
 			(unsigned long long)off, (unsigned long long)size, t->size);
 		return NRT_INVALID;
@@ -434,6 +432,7 @@ static NRT_STATUS io_begin(const char *fn, const char *what, const nrt_tensor_t 
 		return s;
 	if (!st_live(t->st)) {
 		nrt_leave();
+		tname(t, obj, sizeof(obj));
 		nrt_log(fn, what, obj,
 			"device memory of an earlier nrt_init() (freed by nrt_close())");
 		return NRT_INVALID_HANDLE;

@@ -3,12 +3,12 @@
  * test_nrt: the nrt_* API of libnrt.so.1 on the simulated devices of the
  * VM (a v2 device with 2 NCs, /dev/neuron0, and a v3 device with 8 NCs,
  * /dev/neuron1), with the example models installed in
- * /usr/share/neuron/models. Behaviours checked: docs/libnrt.md,
- * docs/model-format.md and the "The nrt_* API" facts.
+ * /usr/share/neuron/models. Behaviours checked: docs/libnrt.md (and the
+ * public API of its "Sources"), docs/model-format.md.
  *
- * Run by tools-local/shimvm.sh (as root, in the VM). Every TEST runs in
- * its own process (kselftest harness), so each starts with a fresh
- * runtime (nrt_init not called).
+ * Run in every VM of make check (scripts/check.sh), as root, against the
+ * installed library. Every TEST runs in its own process (kselftest
+ * harness), so each starts with a fresh runtime (nrt_init not called).
  */
 #define _GNU_SOURCE
 #include <pthread.h>

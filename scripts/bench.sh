@@ -6,9 +6,12 @@
 # copy ioctl and of mmap against memcpy, of the query against getppid(),
 # and of the allocator with 100k against 1k live handles, of executions,
 # each measured in the same run (docs/performance.md); then
-# tools/neuron-nlbench.c: the generic netlink dump of 16 devices of 8 NCs
-# against the query ioctl, and the latency of an event. Exits non-zero if
-# the run was not clean (see verdict.sh).
+# libshim/tests/bench_nrt.c against libnrt.so.1 (installed into the VM's
+# /usr): nrt_tensor_write/read of 64 MiB against memcpy, nrt_execute
+# against the raw EXECUTE ioctl; then tools/neuron-nlbench.c: the generic
+# netlink dump of 16 devices of 8 NCs against the query ioctl, and the
+# latency of an event. Exits non-zero if the run was not clean (see
+# verdict.sh).
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/loop.sh"
@@ -21,11 +24,24 @@ gcc -static -O2 -pthread -Wall -Wextra -Werror -I "$SRC/uapi" -o "$progs/neuron-
 # Static (the VM has no libnl): glibc warns about getaddrinfo() in libnl-3.a.
 make -s -f "$SRC/tools/Makefile.nl" O="$progs" >"$RUN/nlbench-build.log" 2>&1 ||
 	{ tail "$RUN/nlbench-build.log"; die "neuron-nlbench build failed"; }
-log "booting $KREL (2 GiB) with neuron.ko and neuron_sim.ko; neuron-bench, neuron-nlbench"
+# libnrt.so.1 installed with PREFIX=/usr into the VM's root, bench_nrt built
+# against it (dynamic: initramfs.sh -l brings the libraries it needs).
+shim="$BUILD/bench-shim"
+rm -rf "$shim"
+{
+	make -C "$SRC/libshim" O="$shim/lib" all &&
+		make -C "$SRC/libshim" O="$shim/lib" install DESTDIR="$shim/root" PREFIX=/usr &&
+		gcc -O2 -pthread -Wall -Wextra -Werror -I"$shim/root/usr/include" -I"$SRC/uapi" \
+			-I"$SRC/libshim/tests" -o "$progs/bench_nrt" "$SRC/libshim/tests/bench_nrt.c" \
+			-L"$shim/root/usr/lib" -lnrt
+} >"$RUN/shim-build.log" 2>&1 && [ -z "$(bad_lines "$RUN/shim-build.log")" ] ||
+	{ tail "$RUN/shim-build.log"; die "libnrt or bench_nrt build failed: $RUN/shim-build.log"; }
+log "booting $KREL (2 GiB) with neuron.ko and neuron_sim.ko; neuron-bench, bench_nrt, neuron-nlbench"
 rc=0
 NEURON_VM_MEM=2G NEURON_VM_TIMEOUT=900 \
-	vm_test "$VMLINUX" "$RUN" -k "$BUILD/$KREL/neuron.ko" "$progs/neuron-bench" \
-	"$progs/neuron-nlbench" || rc=1
+	vm_test "$VMLINUX" "$RUN" -k "$BUILD/$KREL/neuron.ko" -l "$shim/root" \
+	"$progs/neuron-bench" "$progs/bench_nrt" "$progs/neuron-nlbench" || rc=1
 program_output "$RUN/serial.log" neuron-bench
+program_output "$RUN/serial.log" bench_nrt
 program_output "$RUN/serial.log" neuron-nlbench
 [ $rc -eq 0 ] || { cat "$RUN/verdict.txt" >&2; die "the bench run was not clean: $RUN/serial.log"; }

@@ -27,6 +27,7 @@
 struct nrt_runtime nrt_rt = {
 	.lock = PTHREAD_RWLOCK_INITIALIZER,
 	.core_lock = PTHREAD_MUTEX_INITIALIZER,
+	.obj_lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
 /* ---- logging ---- */
@@ -282,25 +283,130 @@ struct nrt_dev *nrt_core_dev(uint32_t core, uint32_t *local_nc)
 	return NULL;
 }
 
-/* Why @core could not be reserved: "in use by another process (pid N)". */
-static void nrt_busy_reason(struct nrt_dev *dv, uint32_t nc, char *buf, size_t len)
+/* NEURON_QUERY_NC_STATE of @dv; NULL on failure. Free it. */
+static struct neuron_nc_states *nrt_nc_states(struct nrt_dev *dv)
 {
 	size_t sz = sizeof(struct neuron_nc_states) +
 		    dv->info.nc_count * sizeof(struct neuron_nc_state);
 	struct neuron_nc_states *s = calloc(1, sz);
-	struct neuron_nc_state *st;
 
-	snprintf(buf, len, "in use by another process");
+	if (s && nrt_query(dv->fd, NEURON_QUERY_NC_STATE, s, sz) < 0) {
+		free(s);
+		s = NULL;
+	}
+	if (s && s->nc_count > dv->info.nc_count)
+		s->nc_count = dv->info.nc_count;
+	return s;
+}
+
+/*
+ * Who holds a NeuronCore, as the driver tells this file: never "another
+ * process" for a reservation of this process's own.
+ */
+enum nrt_holder {
+	NRT_HELD_FREE,		/* nobody (released meanwhile) */
+	NRT_HELD_RUNTIME,	/* this runtime's file (NEURON_NC_STATE_MINE) */
+	NRT_HELD_SELF,		/* this process, through another file */
+	NRT_HELD_OTHER,		/* another process (pid known) */
+	NRT_HELD_HIDDEN,	/* a file whose owner the driver does not name */
+	NRT_HELD_FAILED,	/* out of service */
+	NRT_HELD_NR
+};
+
+static enum nrt_holder nrt_holder_of(const struct neuron_nc_state *st)
+{
+	if (st->state == NEURON_NC_FAILED)
+		return NRT_HELD_FAILED;
+	if (st->flags & NEURON_NC_STATE_MINE)
+		return NRT_HELD_RUNTIME;
+	if (st->flags & NEURON_NC_STATE_OWNER)
+		return st->owner_pid == getpid() ? NRT_HELD_SELF : NRT_HELD_OTHER;
+	return st->state == NEURON_NC_FREE ? NRT_HELD_FREE : NRT_HELD_HIDDEN;
+}
+
+/* Why global @core is busy, to follow "core N is ". */
+void nrt_busy_reason(uint32_t core, char *buf, size_t len)
+{
+	struct neuron_nc_states *s;
+	struct neuron_nc_state *st;
+	struct nrt_dev *dv;
+	uint32_t nc;
+
+	snprintf(buf, len, "%s",
+		 "held by another open file of its device (the driver did not say whose)");
+	dv = nrt_core_dev(core, &nc);
+	s = dv ? nrt_nc_states(dv) : NULL;
 	if (!s)
 		return;
-	if (nrt_query(dv->fd, NEURON_QUERY_NC_STATE, s, sz) >= 0 && nc < s->nc_count) {
+	if (nc < s->nc_count) {
 		st = (struct neuron_nc_state *)(s + 1) + nc;
-		if (st->state == NEURON_NC_FAILED)
-			snprintf(buf, len, "out of service (its reset failed)");
-		else if (st->flags & NEURON_NC_STATE_OWNER)
+		switch (nrt_holder_of(st)) {
+		case NRT_HELD_FREE:
+			snprintf(buf, len, "free now (it was released meanwhile)");
+			break;
+		case NRT_HELD_RUNTIME:
+			snprintf(buf, len, "already held by this runtime");
+			break;
+		case NRT_HELD_SELF:
+			snprintf(buf, len,
+				 "held by this process itself (pid %d) through another open file of its device (a leftover of its own, not this runtime's)",
+				 st->owner_pid);
+			break;
+		case NRT_HELD_OTHER:
 			snprintf(buf, len, "in use by another process (pid %d)", st->owner_pid);
+			break;
+		case NRT_HELD_HIDDEN:
+			snprintf(buf, len,
+				 "reserved by a file of another user (the driver names its process only to that user or to CAP_SYS_ADMIN)");
+			break;
+		default:
+			snprintf(buf, len, "out of service (its reset failed)");
+		}
 	}
 	free(s);
+}
+
+/*
+ * Who holds the cores of the instance, to follow "no free NeuronCore
+ * left: " (e.g. "2 held by this runtime, 8 in use by other processes").
+ */
+static void nrt_census(char *buf, size_t len)
+{
+	static const char *const what[NRT_HELD_NR + 1] = {
+		[NRT_HELD_FREE] = "free now (released meanwhile)",
+		[NRT_HELD_RUNTIME] = "held by this runtime",
+		[NRT_HELD_SELF] =
+			"held by this process itself through other open files of the devices (leftovers of its own)",
+		[NRT_HELD_OTHER] = "in use by other processes",
+		[NRT_HELD_HIDDEN] =
+			"reserved by files of other users (the driver does not name them to this user)",
+		[NRT_HELD_FAILED] = "out of service (a reset failed)",
+		[NRT_HELD_NR] = "not known (the query failed)",
+	};
+	uint32_t count[NRT_HELD_NR + 1] = { 0 }, i, j;
+	size_t n = 0;
+	int r;
+
+	for (i = 0; i < nrt_rt.ndevs; i++) {
+		struct nrt_dev *dv = &nrt_rt.devs[i];
+		struct neuron_nc_states *s = nrt_nc_states(dv);
+
+		if (!s) {
+			count[NRT_HELD_NR] += dv->info.nc_count;
+			continue;
+		}
+		for (j = 0; j < s->nc_count; j++)
+			count[nrt_holder_of((struct neuron_nc_state *)(s + 1) + j)]++;
+		count[NRT_HELD_NR] += dv->info.nc_count - s->nc_count;
+		free(s);
+	}
+	buf[0] = 0;
+	for (i = 0; i <= NRT_HELD_NR; i++) {
+		if (!count[i] || n >= len)
+			continue;
+		r = snprintf(buf + n, len - n, "%s%u %s", n ? ", " : "", count[i], what[i]);
+		n += r > 0 ? (size_t)r : 0;
+	}
 }
 
 /* NC_RESERVE one global core; 0 or -errno. */
@@ -382,13 +488,13 @@ NRT_STATUS nrt_vnc_core(const char *fn, const char *what, int vnc, uint32_t *cor
 				break;
 		}
 		if (r) {
-			uint32_t have = nrt_rt.nvnc;
+			char who[512];
 
+			if (r == -EBUSY)
+				nrt_census(who, sizeof(who));
 			pthread_mutex_unlock(&nrt_rt.core_lock);
 			if (r == -EBUSY) {
-				nrt_log(fn, what, obj,
-					"no free NeuronCore left (this process holds %u, the others are in use by other processes)",
-					have);
+				nrt_log(fn, what, obj, "no free NeuronCore left: %s", who);
 				return busy_status;
 			}
 			nrt_log(fn, what, obj, "reserving a NeuronCore failed: %s", strerror(-r));
@@ -515,7 +621,7 @@ static NRT_STATUS nrt_init_cores(const char *fn)
 	static uint32_t list[NRT_MAX_CORES];
 	uint32_t n = 0, i;
 	int how, r;
-	char obj[32], why[96];
+	char obj[32], why[512];
 
 	how = nrt_env_cores(fn, list, &n);
 	if (how < 0)
@@ -528,12 +634,14 @@ static NRT_STATUS nrt_init_cores(const char *fn)
 			r = nrt_claim_next();
 			if (r) {
 				snprintf(obj, sizeof(obj), "NEURON_RT_NUM_CORES=%u", n);
-				if (r == -EBUSY)
+				if (r == -EBUSY) {
+					nrt_census(why, sizeof(why));
 					nrt_log(fn, "reserve cores", obj,
-						"only %u of the %u NeuronCores are free", i,
-						nrt_rt.total_cores);
-				else
+						"only %u of the %u NeuronCores are free: %s", i,
+						nrt_rt.total_cores, why);
+				} else {
 					nrt_log(fn, "reserve cores", obj, "%s", strerror(-r));
+				}
 				return r == -EBUSY ? NRT_RESOURCE : nrt_errno_status(-r);
 			}
 		}
@@ -554,7 +662,7 @@ static NRT_STATUS nrt_init_cores(const char *fn)
 		if (r) {
 			dv = nrt_core_dev(list[i], &nc);
 			if (dv && (r == -EBUSY || r == -EIO)) {
-				nrt_busy_reason(dv, nc, why, sizeof(why));
+				nrt_busy_reason(list[i], why, sizeof(why));
 				nrt_log(fn, "reserve core", obj, "core %u is %s", list[i], why);
 				return NRT_RESOURCE;
 			}
@@ -607,10 +715,18 @@ NRT_EXPORT NRT_STATUS nrt_init(nrt_framework_type_t framework, const char *fw_ve
 	return NRT_SUCCESS;
 }
 
+/*
+ * Everything of the run goes, whatever the caller still holds: the
+ * mappings of its device tensors first (each holds the device file), then
+ * the files, whose release by the driver ends the run's reservations and
+ * frees its memory and models. Tensors and models the caller still holds
+ * keep their host side until nrt_tensor_free() and nrt_unload().
+ */
 NRT_EXPORT void nrt_close(void)
 {
 	pthread_rwlock_wrlock(&nrt_rt.lock);
 	if (nrt_rt.state == NRT_STATE_INIT) {
+		nrt_drop_dev_mem();
 		nrt_close_devs();
 		nrt_rt.state = NRT_STATE_CLOSED;
 	}

@@ -29,6 +29,8 @@ struct nrt_dev {
 
 enum nrt_state { NRT_STATE_NEW = 0, NRT_STATE_INIT, NRT_STATE_CLOSED };
 
+struct nrt_storage;
+
 struct nrt_runtime {
 	/* Readers: every call using the devices. Writer: nrt_init, nrt_close. */
 	pthread_rwlock_t lock;
@@ -42,6 +44,14 @@ struct nrt_runtime {
 	int fixed;			/* cores chosen by the environment at nrt_init */
 	uint32_t nvnc;
 	uint32_t vnc_core[NRT_MAX_CORES];
+	/*
+	 * The device storages of this run (whatever the caller still holds),
+	 * so that nrt_close() can drop their mappings: a mapping holds the
+	 * device file, and with it the file's cores, memory and models.
+	 * Changed under the read lock with obj_lock, walked by nrt_close().
+	 */
+	pthread_mutex_t obj_lock;
+	struct nrt_storage *dev_mem;
 };
 
 extern struct nrt_runtime nrt_rt;
@@ -59,6 +69,8 @@ void nrt_leave(void);
 NRT_STATUS nrt_vnc_core(const char *fn, const char *what, int vnc, uint32_t *core,
 			NRT_STATUS busy_status);
 struct nrt_dev *nrt_core_dev(uint32_t core, uint32_t *local_nc);
+/* Why @core is busy ("in use by another process (pid N)", ...). */
+void nrt_busy_reason(uint32_t core, char *buf, size_t len);
 
 /* Storage shared by a tensor and its slices. */
 enum nrt_storage_kind { NRT_ST_DEVICE, NRT_ST_HOST, NRT_ST_USER };
@@ -74,6 +86,8 @@ struct nrt_storage {
 	uint32_t core;			/* global core */
 	uint32_t handle;
 	size_t map_len;
+	/* on nrt_rt.dev_mem while its run lives */
+	struct nrt_storage *prev, *next;
 };
 
 struct nrt_tensor {
@@ -110,5 +124,8 @@ struct nrt_set {
 #define NRT_SET_MAGIC 0x6e727473u
 
 nrt_tensor_t *nrt_set_find(const struct nrt_set *set, const char *name);
+
+/* nrt_close() (write lock held): unmap the device memory of the run. */
+void nrt_drop_dev_mem(void);
 
 #endif /* NEURON_NRT_INTERNAL_H */

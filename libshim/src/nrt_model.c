@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -232,13 +233,88 @@ static NRT_STATUS exec_status(const char *fn, const char *obj, uint32_t st)
 	return NRT_FAILURE;
 }
 
+/* A binding refused: "bind (tensor 'x'): ..."; the name is made only here. */
+static void bind_log(const char *fn, const struct nrtc_tensor *mt, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void bind_log(const char *fn, const struct nrtc_tensor *mt, const char *fmt, ...)
+{
+	char obj[320], why[512];
+	va_list ap;
+
+	snprintf(obj, sizeof(obj), "tensor '%s'", mt->name);
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	nrt_log(fn, "bind", obj, "%s", why);
+}
+
+/* The memory handle of the slot @mt's tensor in @set, or 0 (logged). */
+static uint32_t bind_one(const char *fn, const struct nrt_model *model,
+			 const struct nrtc_tensor *mt, struct nrt_set *set, NRT_STATUS *s)
+{
+	const char *kind = mt->usage ? "output" : "input";
+	nrt_tensor_t *t = NULL;
+
+	*s = NRT_INVALID;
+	if (set) {
+		pthread_mutex_lock(&set->lock);
+		t = nrt_set_find(set, mt->name);
+		pthread_mutex_unlock(&set->lock);
+	}
+	if (!t) {
+		bind_log(fn, mt, "%s tensor '%s' missing from the set", kind, mt->name);
+		return 0;
+	}
+	if (!t->st) {
+		bind_log(fn, mt, "the %s tensor has no memory", kind);
+		return 0;
+	}
+	if (t->st->kind != NRT_ST_DEVICE) {
+		bind_log(fn, mt,
+			 "the %s tensor is in host memory; executions bind device tensors only (NRT_TENSOR_PLACEMENT_DEVICE)",
+			 kind);
+		return 0;
+	}
+	if (t->st->gen != nrt_rt.gen) {
+		bind_log(fn, mt, "the %s tensor was allocated before nrt_close()", kind);
+		*s = NRT_INVALID_HANDLE;
+		return 0;
+	}
+	if (t->offset) {
+		bind_log(fn, mt,
+			 "the %s tensor is a slice at offset %zu; only whole device tensors (or slices at offset 0) can be bound",
+			 kind, t->offset);
+		return 0;
+	}
+	if (t->size < mt->size) {
+		bind_log(fn, mt, "the %s tensor has %zu bytes, the model needs %llu",
+			 kind, t->size, (unsigned long long)mt->size);
+		return 0;
+	}
+	if (t->st->dev != model->dev) {
+		bind_log(fn, mt,
+			 "the %s tensor is on core %u, another device than the model's core %u",
+			 kind, t->st->core, model->core);
+		return 0;
+	}
+	*s = NRT_SUCCESS;
+	return t->st->handle;
+}
+
+/*
+ * The bindings, then one EXECUTE with NEURON_EXEC_WAIT per repetition. The
+ * success path formats nothing and allocates nothing (a model has at most
+ * NEURON_MAX_SLOTS slots): what it adds to the ioctl is the lock, the set
+ * lookups and the checks.
+ */
 static NRT_STATUS run(const char *fn, nrt_model_t *model, const nrt_tensor_set_t *in,
 		      nrt_tensor_set_t *out, int repeat)
 {
 	struct nrt_set *sets[2] = { (struct nrt_set *)in, (struct nrt_set *)out };
-	uint32_t *bind = NULL, i;
+	uint32_t bind[NEURON_MAX_SLOTS], i;
 	struct neuron_execute ex;
-	char obj[320];
+	char obj[32];
 	NRT_STATUS s;
 	int k;
 
@@ -266,72 +342,18 @@ static NRT_STATUS run(const char *fn, nrt_model_t *model, const nrt_tensor_set_t
 		s = NRT_INVALID_HANDLE;
 		goto out;
 	}
-	bind = calloc(model->ntensors ? model->ntensors : 1, sizeof(*bind));
-	if (!bind) {
-		nrt_log(fn, "execute", NULL, "out of host memory");
-		s = NRT_FAIL_HOST_MEM_ALLOC;
+	if (model->ntensors > NEURON_MAX_SLOTS) {	/* nrt_load() refuses more */
+		nrt_log(fn, "execute", NULL, "the model has %u slots", model->ntensors);
+		s = NRT_INVALID;
 		goto out;
 	}
 	for (i = 0; i < model->ntensors; i++) {
 		const struct nrtc_tensor *mt = &model->tensors[i];
-		const char *kind = mt->usage ? "output" : "input";
-		struct nrt_set *set = sets[mt->usage ? 1 : 0];
-		nrt_tensor_t *t = NULL;
 
-		snprintf(obj, sizeof(obj), "tensor '%s'", mt->name);
-		if (set) {
-			pthread_mutex_lock(&set->lock);
-			t = nrt_set_find(set, mt->name);
-			pthread_mutex_unlock(&set->lock);
-		}
-		if (!t) {
-			nrt_log(fn, "bind", obj, "%s tensor '%s' missing from the set",
-				kind, mt->name);
-			s = NRT_INVALID;
+		bind[i] = bind_one(fn, model, mt, sets[mt->usage ? 1 : 0], &s);
+		if (s)
 			goto out;
-		}
-		if (!t->st) {
-			nrt_log(fn, "bind", obj, "the %s tensor has no memory", kind);
-			s = NRT_INVALID;
-			goto out;
-		}
-		if (t->st->kind != NRT_ST_DEVICE) {
-			nrt_log(fn, "bind", obj,
-				"the %s tensor is in host memory; executions bind device tensors only (NRT_TENSOR_PLACEMENT_DEVICE)",
-				kind);
-			s = NRT_INVALID;
-			goto out;
-		}
-		if (t->st->gen != nrt_rt.gen) {
-			nrt_log(fn, "bind", obj,
-				"the %s tensor was allocated before nrt_close()", kind);
-			s = NRT_INVALID_HANDLE;
-			goto out;
-		}
-		if (t->offset) {
-			nrt_log(fn, "bind", obj,
-				"the %s tensor is a slice at offset %zu; only whole device tensors (or slices at offset 0) can be bound",
-				kind, t->offset);
-			s = NRT_INVALID;
-			goto out;
-		}
-		if (t->size < mt->size) {
-			nrt_log(fn, "bind", obj,
-				"the %s tensor has %zu bytes, the model needs %llu",
-				kind, t->size, (unsigned long long)mt->size);
-			s = NRT_INVALID;
-			goto out;
-		}
-		if (t->st->dev != model->dev) {
-			nrt_log(fn, "bind", obj,
-				"the %s tensor is on core %u, another device than the model's core %u",
-				kind, t->st->core, model->core);
-			s = NRT_INVALID;
-			goto out;
-		}
-		bind[i] = t->st->handle;
 	}
-	snprintf(obj, sizeof(obj), "nc %u", model->core);
 	for (k = 0; k < repeat; k++) {
 		memset(&ex, 0, sizeof(ex));
 		ex.model = model->handle;
@@ -341,6 +363,7 @@ static NRT_STATUS run(const char *fn, nrt_model_t *model, const nrt_tensor_set_t
 		if (ioctl(nrt_rt.devs[model->dev].fd, NEURON_IOCTL_EXECUTE, &ex) < 0) {
 			int e = errno;
 
+			snprintf(obj, sizeof(obj), "nc %u", model->core);
 			if (e == EAGAIN) {
 				nrt_log(fn, "execute", obj, "the core's execution queue is full");
 				s = NRT_QUEUE_FULL;
@@ -350,13 +373,14 @@ static NRT_STATUS run(const char *fn, nrt_model_t *model, const nrt_tensor_set_t
 			}
 			goto out;
 		}
-		s = exec_status(fn, obj, ex.status);
-		if (s)
+		if (ex.status != NEURON_EXEC_OK) {
+			snprintf(obj, sizeof(obj), "nc %u", model->core);
+			s = exec_status(fn, obj, ex.status);
 			goto out;
+		}
 	}
 out:
 	nrt_leave();
-	free(bind);
 	return s;
 }
 

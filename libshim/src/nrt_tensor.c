@@ -40,22 +40,80 @@ static int st_live(const struct nrt_storage *st)
 	return st->kind != NRT_ST_DEVICE || st->gen == nrt_rt.gen;
 }
 
+/* Device storage of the current run: on nrt_rt.dev_mem. Read lock held. */
+static void st_link(struct nrt_storage *st)
+{
+	pthread_mutex_lock(&nrt_rt.obj_lock);
+	st->prev = NULL;
+	st->next = nrt_rt.dev_mem;
+	if (st->next)
+		st->next->prev = st;
+	nrt_rt.dev_mem = st;
+	pthread_mutex_unlock(&nrt_rt.obj_lock);
+}
+
+static void st_unlink(struct nrt_storage *st)
+{
+	pthread_mutex_lock(&nrt_rt.obj_lock);
+	if (st->prev)
+		st->prev->next = st->next;
+	else
+		nrt_rt.dev_mem = st->next;
+	if (st->next)
+		st->next->prev = st->prev;
+	st->prev = NULL;
+	st->next = NULL;
+	pthread_mutex_unlock(&nrt_rt.obj_lock);
+}
+
+/*
+ * nrt_close(), write lock held: each device mapping of the run becomes an
+ * inaccessible reservation of the same addresses (PROT_NONE, no memory),
+ * which drops the mapping's hold on the device file. An address the caller
+ * kept from nrt_tensor_get_va() then faults instead of reaching memory
+ * mapped there later; nrt_tensor_free() unmaps the reservation.
+ */
+void nrt_drop_dev_mem(void)
+{
+	struct nrt_storage *st, *next;
+	void *p;
+
+	for (st = nrt_rt.dev_mem; st; st = next) {
+		next = st->next;
+		st->prev = NULL;
+		st->next = NULL;
+		if (!st->ptr)
+			continue;
+		p = mmap(st->ptr, st->map_len, PROT_NONE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+		if (p == MAP_FAILED) {
+			munmap(st->ptr, st->map_len);
+			st->ptr = NULL;
+		}
+	}
+	nrt_rt.dev_mem = NULL;
+}
+
 static void st_put(struct nrt_storage *st)
 {
 	if (!st || __atomic_sub_fetch(&st->refs, 1, __ATOMIC_ACQ_REL))
 		return;
 	switch (st->kind) {
 	case NRT_ST_DEVICE:
-		if (st->ptr)
-			munmap(st->ptr, st->map_len);
 		pthread_rwlock_rdlock(&nrt_rt.lock);
 		if (nrt_rt.state == NRT_STATE_INIT && st->gen == nrt_rt.gen) {
 			struct neuron_mem_free f = { .handle = st->handle, .flags = 0 };
 
+			st_unlink(st);
+			if (st->ptr)
+				munmap(st->ptr, st->map_len);
 			if (ioctl(nrt_rt.devs[st->dev].fd, NEURON_IOCTL_MEM_FREE, &f) < 0)
 				nrt_log("nrt_tensor_free", "free device memory", NULL, "%s",
 					strerror(errno));
-		}	/* else nrt_close() closed the file, which freed it */
+		} else if (st->ptr) {
+			/* nrt_close() freed it; this is the reservation it left */
+			munmap(st->ptr, st->map_len);
+		}
 		pthread_rwlock_unlock(&nrt_rt.lock);
 		break;
 	case NRT_ST_HOST:
@@ -99,12 +157,18 @@ static NRT_STATUS dev_alloc(const char *fn, const char *obj, uint32_t core, size
 	a.channel = NEURON_MEM_CHANNEL_ANY;
 	if (ioctl(dv->fd, NEURON_IOCTL_MEM_ALLOC, &a) < 0) {
 		int e = errno;
+		char why[256];
 
 		free(st);
-		nrt_log(fn, "allocate device memory", obj, "%zu bytes on core %u: %s", size, core,
-			e == ENOMEM ? "device memory exhausted" :
-			e == ENOSPC ? "the per-file memory limit is reached" :
-			e == EBUSY ? "the core is in use by another process" : strerror(e));
+		if (e == EBUSY) {
+			nrt_busy_reason(core, why, sizeof(why));
+			nrt_log(fn, "allocate device memory", obj,
+				"%zu bytes on core %u: core %u is %s", size, core, core, why);
+		} else {
+			nrt_log(fn, "allocate device memory", obj, "%zu bytes on core %u: %s", size,
+				core, e == ENOMEM ? "device memory exhausted" :
+				e == ENOSPC ? "the per-file memory limit is reached" : strerror(e));
+		}
 		return nrt_errno_status(e);
 	}
 	st->refs = 1;
@@ -118,6 +182,7 @@ static NRT_STATUS dev_alloc(const char *fn, const char *obj, uint32_t core, size
 	p = mmap(NULL, st->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, dv->fd,
 		 (off_t)a.mmap_offset);
 	st->ptr = p == MAP_FAILED ? NULL : p;	/* unmapped: I/O through COPY */
+	st_link(st);
 	*out = st;
 	return NRT_SUCCESS;
 }
@@ -318,6 +383,18 @@ NRT_EXPORT void *nrt_tensor_get_va(const nrt_tensor_t *tensor)
 			tensor ? "the tensor has no memory" : "NULL tensor");
 		return NULL;
 	}
+	if (tensor->st->kind == NRT_ST_DEVICE) {
+		int live;
+
+		pthread_rwlock_rdlock(&nrt_rt.lock);
+		live = nrt_rt.state == NRT_STATE_INIT && st_live(tensor->st);
+		pthread_rwlock_unlock(&nrt_rt.lock);
+		if (!live) {
+			nrt_log(fn, "get address", obj,
+				"device memory of an earlier nrt_init() (freed by nrt_close())");
+			return NULL;
+		}
+	}
 	if (!tensor->st->ptr) {
 		nrt_log(fn, "get address", obj, "its device memory could not be mapped");
 		return NULL;
@@ -336,16 +413,14 @@ static NRT_STATUS io_begin(const char *fn, const char *what, const nrt_tensor_t 
 	NRT_STATUS s;
 
 	*locked = 0;
-	tname(t, obj, sizeof(obj));
-	if (!t) {
-		nrt_log(fn, what, obj, "NULL tensor");
-		return NRT_INVALID;
-	}
-	if (!t->st) {
-		nrt_log(fn, what, obj, "the tensor has no memory (attach a buffer first)");
+	if (!t || !t->st) {
+		tname(t, obj, sizeof(obj));
+		nrt_log(fn, what, obj, t ? "the tensor has no memory (attach a buffer first)" :
+			"NULL tensor");
 		return NRT_INVALID;
 	}
 	if (off > t->size || size > t->size - off) {
+		tname(t, obj, sizeof(obj));
 		nrt_log(fn, what, obj, "bytes [%llu, +%llu) are outside its %zu bytes",
 			(unsigned long long)off, (unsigned long long)size, t->size);
 		return NRT_INVALID;
@@ -357,6 +432,7 @@ static NRT_STATUS io_begin(const char *fn, const char *what, const nrt_tensor_t 
 		return s;
 	if (!st_live(t->st)) {
 		nrt_leave();
+		tname(t, obj, sizeof(obj));
 		nrt_log(fn, what, obj,
 			"device memory of an earlier nrt_init() (freed by nrt_close())");
 		return NRT_INVALID_HANDLE;

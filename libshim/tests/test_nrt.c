@@ -3,17 +3,18 @@
  * test_nrt: the nrt_* API of libnrt.so.1 on the simulated devices of the
  * VM (a v2 device with 2 NCs, /dev/neuron0, and a v3 device with 8 NCs,
  * /dev/neuron1), with the example models installed in
- * /usr/share/neuron/models. Behaviours checked: docs/libnrt.md,
- * docs/model-format.md and the "The nrt_* API" facts.
+ * /usr/share/neuron/models. Behaviours checked: docs/libnrt.md (and the
+ * public API of its "Sources"), docs/model-format.md.
  *
- * Run by tools-local/shimvm.sh (as root, in the VM). Every TEST runs in
- * its own process (kselftest harness), so each starts with a fresh
- * runtime (nrt_init not called).
+ * Run in every VM of make check (scripts/check.sh), as root, against the
+ * installed library. Every TEST runs in its own process (kselftest
+ * harness), so each starts with a fresh runtime (nrt_init not called).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -1521,6 +1522,338 @@ TEST_F_TIMEOUT(nrt, contention, 60)
 		EXPECT_EQ(NRT_SUCCESS, child_init_status("1", NULL, -1));
 		env_clear();
 	}
+}
+
+/* ---- nrt_close releases everything; whose a busy core is ---- */
+
+/* What the driver says of /dev/neuron@minor: memory, NC states. */
+static int dev_query(int minor, uint32_t op, void *buf, uint32_t size)
+{
+	struct neuron_query q;
+	char path[32];
+	int fd, r;
+
+	snprintf(path, sizeof(path), "/dev/neuron%d", minor);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	memset(&q, 0, sizeof(q));
+	q.op = op;
+	q.data = (uintptr_t)buf;
+	q.size = size;
+	r = ioctl(fd, NEURON_IOCTL_QUERY, &q);
+	close(fd);
+	return r;
+}
+
+/* Device memory alive on /dev/neuron@minor, all files; ~0 if unknown. */
+static uint64_t dev_bytes(int minor)
+{
+	struct neuron_mem_usage u;
+
+	memset(&u, 0, sizeof(u));
+	if (dev_query(minor, NEURON_QUERY_MEM_USAGE, &u, sizeof(u)))
+		return ~0ULL;
+	return u.device_bytes;
+}
+
+/* Both devices' memory back at @base within a second (the driver frees at release). */
+static int dev_bytes_at(const uint64_t *base, double *waited)
+{
+	double t0 = now();
+
+	*waited = 0;
+	while (dev_bytes(0) != base[0] || dev_bytes(1) != base[1]) {
+		*waited = now() - t0;
+		if (*waited > 1.0)
+			return 0;
+		usleep(10 * 1000);
+	}
+	return 1;
+}
+
+/* The state of global core @core (0-1: /dev/neuron0, 2-9: /dev/neuron1). */
+static int core_state(uint32_t core, struct neuron_nc_state *st)
+{
+	struct {
+		struct neuron_nc_states h;
+		struct neuron_nc_state nc[8];
+	} s;
+	int minor = core < 2 ? 0 : 1;
+	uint32_t nc = core < 2 ? core : core - 2;
+
+	memset(&s, 0, sizeof(s));
+	memset(st, 0xff, sizeof(*st));
+	if (dev_query(minor, NEURON_QUERY_NC_STATE, &s, sizeof(s)) || nc >= s.h.nc_count)
+		return -1;
+	*st = s.nc[nc];
+	return 0;
+}
+
+/* A file of this process holding @mask of /dev/neuron@minor, or -1. */
+static int own_reservation(int minor, uint64_t mask)
+{
+	struct neuron_nc_reserve r;
+	char path[32];
+	int fd;
+
+	snprintf(path, sizeof(path), "/dev/neuron%d", minor);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	memset(&r, 0, sizeof(r));
+	r.nc_mask = mask;
+	if (ioctl(fd, NEURON_IOCTL_NC_RESERVE, &r)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The permissions ("rw-s") of the mapping holding @p, from /proc/self/maps. */
+static int map_perms(const void *p, char *perms)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	unsigned long lo, hi;
+	char line[512];
+	int found = 0;
+
+	strcpy(perms, "none");
+	if (!f)
+		return -1;
+	while (!found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%lx %4s", &lo, &hi, perms) == 3 &&
+		    (uintptr_t)p >= lo && (uintptr_t)p < hi)
+			found = 1;
+	fclose(f);
+	if (!found)
+		strcpy(perms, "none");
+	return found ? 0 : -1;
+}
+
+/*
+ * nrt_close() with device tensors (in sets, a slice), a model and their
+ * memory left to it: the cores and the memory are free at once, the next
+ * nrt_init() has core 0 again and runs on it, and what the caller still
+ * holds is inert and safe to free. Round 0 with NEURON_RT_VISIBLE_CORES=0,
+ * round 1 with no environment (core 0 taken at first use).
+ */
+TEST_F_TIMEOUT(nrt, close_releases_all, 90)
+{
+	struct weights w;
+	float x[X_ELEMS], y[Y_ELEMS], ref[Y_ELEMS];
+	unsigned char pat[4096], buf[4096];
+	nrt_tensor_t *big = NULL, *slice = NULL;
+	nrt_model_t *m = NULL, *m2 = NULL;
+	struct neuron_nc_state st;
+	struct mrun r, r2;
+	uint64_t base[2];
+	uint32_t seed = 5;
+	double waited;
+	struct cap cap;
+	unsigned char *va;
+	char perms[8];
+	NRT_STATUS s;
+	int round, i;
+
+	weights_init(&w);
+	for (i = 0; i < (int)sizeof(pat); i++)
+		pat[i] = (unsigned char)(i * 7 + 1);
+	base[0] = dev_bytes(0);
+	base[1] = dev_bytes(1);
+	ASSERT_NE(~0ULL, base[0]);
+	ASSERT_NE(~0ULL, base[1]);
+	for (round = 0; round < 2; round++) {
+		env_clear();
+		if (round == 0)
+			setenv("NEURON_RT_VISIBLE_CORES", "0", 1);
+		ASSERT_EQ(NRT_SUCCESS, nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, "", ""));
+		ASSERT_EQ(NRT_SUCCESS, load_path(MATMUL_PATH, 0, &m));
+		ASSERT_EQ(NRT_SUCCESS, mrun_setup(&r, m, 0));
+		ASSERT_EQ(NRT_SUCCESS, nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, 1 << 20,
+							   "big", &big));
+		ASSERT_EQ(NRT_SUCCESS, nrt_tensor_allocate_slice(big, 8192, 4096, "slice", &slice));
+		ASSERT_EQ(NRT_SUCCESS, nrt_tensor_write(slice, pat, 0, sizeof(pat)));
+		rand_input(x, X_ELEMS, &seed);
+		ASSERT_EQ(NRT_SUCCESS, mrun_exec(&r, x, y));
+		va = nrt_tensor_get_va(big);
+		ASSERT_NE(NULL, va);
+		EXPECT_EQ(0, memcmp(va + 8192, pat, sizeof(pat)));
+		EXPECT_LT(base[0], dev_bytes(0));
+		ASSERT_EQ(0, core_state(0, &st));
+		EXPECT_EQ(NEURON_NC_RESERVED, st.state);
+		EXPECT_EQ(getpid(), st.owner_pid);
+
+		/* close with all of it still allocated */
+		nrt_close();
+		EXPECT_TRUE(dev_bytes_at(base, &waited))
+			TH_LOG("round %d: device bytes %llu and %llu, at first %llu and %llu",
+			       round, (unsigned long long)dev_bytes(0),
+			       (unsigned long long)dev_bytes(1), (unsigned long long)base[0],
+			       (unsigned long long)base[1]);
+		if (waited > 0 && waited <= 1.0)
+			TH_LOG("round %d: memory back after %.3f s", round, waited);
+		for (i = 0; i < TOTAL_NC; i++) {
+			ASSERT_EQ(0, core_state(i, &st));
+			EXPECT_EQ(NEURON_NC_FREE, st.state)
+				TH_LOG("round %d: core %d still held (pid %d) after nrt_close",
+				       round, i, st.owner_pid);
+		}
+		/* what the caller still holds is inert */
+		setenv("NEURON_RT_LOG_LEVEL", "off", 1);
+		EXPECT_EQ(NULL, nrt_tensor_get_va(big));
+		EXPECT_EQ(NRT_CLOSED, nrt_tensor_read(slice, buf, 0, sizeof(buf)));
+		/* its old address: reserved, inaccessible, so nothing else lands there */
+		EXPECT_EQ(0, map_perms(va, perms));
+		EXPECT_STREQ("---p", perms);
+		unsetenv("NEURON_RT_LOG_LEVEL");
+
+		/* init again: core 0 is ours again, and works */
+		ASSERT_EQ(0, cap_begin(&cap));
+		s = nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, "", "");
+		cap_end(&cap);
+		ASSERT_EQ(NRT_SUCCESS, s) TH_LOG("round %d: %s", round, cap.buf);
+		ASSERT_EQ(NRT_SUCCESS, load_path(MATMUL_PATH, 0, &m2));
+		ASSERT_EQ(NRT_SUCCESS, mrun_setup(&r2, m2, 0));
+		ASSERT_EQ(0, core_state(0, &st));
+		EXPECT_EQ(NEURON_NC_RESERVED, st.state);
+		EXPECT_EQ(getpid(), st.owner_pid);
+		ASSERT_EQ(0, core_state(1, &st));
+		EXPECT_EQ(NEURON_NC_FREE, st.state) TH_LOG("round %d: vnc 0 is not core 0", round);
+		rand_input(x, X_ELEMS, &seed);
+		ASSERT_EQ(NRT_SUCCESS, mrun_exec(&r2, x, y));
+		ref_matmul(&w, x, ref);
+		EXPECT_EQ(-1, fdiff(y, ref, Y_ELEMS));
+
+		/* the earlier run's objects: refused, and freed without harm */
+		setenv("NEURON_RT_LOG_LEVEL", "off", 1);
+		EXPECT_EQ(NRT_INVALID_HANDLE, nrt_tensor_read(slice, buf, 0, sizeof(buf)));
+		EXPECT_EQ(NRT_INVALID_HANDLE, nrt_execute(m, r.in, r.out));
+		EXPECT_EQ(NULL, nrt_tensor_get_va(big));
+		unsetenv("NEURON_RT_LOG_LEVEL");
+		nrt_tensor_free(&slice);
+		nrt_tensor_free(&big);
+		EXPECT_EQ(NULL, big);
+		EXPECT_EQ(-1, map_perms(va, perms)) TH_LOG("%p still mapped: %s", va, perms);
+		mrun_free(&r);
+		nrt_unload(m);
+		m = NULL;
+		rand_input(x, X_ELEMS, &seed);
+		ASSERT_EQ(NRT_SUCCESS, mrun_exec(&r2, x, y));
+		ref_matmul(&w, x, ref);
+		EXPECT_EQ(-1, fdiff(y, ref, Y_ELEMS));
+		EXPECT_LT(base[0], dev_bytes(0));
+
+		/* and this run too goes with what it left */
+		nrt_close();
+		EXPECT_TRUE(dev_bytes_at(base, &waited)) TH_LOG("round %d: second run", round);
+		ASSERT_EQ(0, core_state(0, &st));
+		EXPECT_EQ(NEURON_NC_FREE, st.state);
+		mrun_free(&r2);
+		nrt_unload(m2);
+		m2 = NULL;
+	}
+	env_clear();
+}
+
+/*
+ * A core this process holds through a file of its own (not the runtime's)
+ * is named as this process's, never as another process's; a core another
+ * process holds is named as that process's, with its pid.
+ */
+TEST_F_TIMEOUT(nrt, busy_core_owner, 60)
+{
+	char want[512];
+	struct cap cap;
+	nrt_tensor_t *t = NULL;
+	nrt_model_t *m = NULL;
+	int fd0, fd1, ready, go, st;
+	unsigned char c;
+	NRT_STATUS s;
+	pid_t pid;
+
+	/* core 0 held by a file of this process */
+	fd0 = own_reservation(0, 1);
+	ASSERT_LE(0, fd0);
+	setenv("NEURON_RT_VISIBLE_CORES", "0", 1);
+	ASSERT_EQ(0, cap_begin(&cap));
+	s = nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, "", "");
+	cap_end(&cap);
+	EXPECT_EQ(NRT_RESOURCE, s);
+	snprintf(want, sizeof(want),
+		 "nrt: nrt_init: reserve core (nc 0): core 0 is held by this process itself (pid %d) through another open file of its device (a leftover of its own, not this runtime's)\n",
+		 (int)getpid());
+	EXPECT_STREQ(want, cap.buf);
+	EXPECT_EQ(NULL, strstr(cap.buf, "another process"));
+	close(fd0);
+	env_clear();
+
+	/* every core held by files of this process: the first use fails */
+	fd0 = own_reservation(0, 0x3);
+	fd1 = own_reservation(1, 0xff);
+	ASSERT_LE(0, fd0);
+	ASSERT_LE(0, fd1);
+	ASSERT_EQ(NRT_SUCCESS, nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, "", ""));
+	ASSERT_EQ(0, cap_begin(&cap));
+	s = nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, 64, "t", &t);
+	cap_end(&cap);
+	EXPECT_EQ(NRT_RESOURCE, s);
+	snprintf(want, sizeof(want), "%s",
+		 "nrt: nrt_tensor_allocate: allocate device memory (vnc 0): no free NeuronCore left: 10 held by this process itself through other open files of the devices (leftovers of its own)\n");
+	EXPECT_STREQ(want, cap.buf);
+	ASSERT_EQ(0, cap_begin(&cap));
+	s = load_path(MATMUL_PATH, -1, &m);
+	cap_end(&cap);
+	EXPECT_EQ(NRT_LOAD_NOT_ENOUGH_NC, s);
+	EXPECT_EQ(NULL, strstr(cap.buf, "other process")) TH_LOG("%s", cap.buf);
+	EXPECT_NE(NULL, strstr(cap.buf, "10 held by this process itself")) TH_LOG("%s", cap.buf);
+	nrt_close();
+	setenv("NEURON_RT_NUM_CORES", "2", 1);
+	ASSERT_EQ(0, cap_begin(&cap));
+	s = nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, "", "");
+	cap_end(&cap);
+	EXPECT_EQ(NRT_RESOURCE, s);
+	snprintf(want, sizeof(want), "%s",
+		 "nrt: nrt_init: reserve cores (NEURON_RT_NUM_CORES=2): only 0 of the 10 NeuronCores are free: 10 held by this process itself through other open files of the devices (leftovers of its own)\n");
+	EXPECT_STREQ(want, cap.buf);
+	env_clear();
+
+	/* cores 2-9 held by another process, 0-1 by this one's file */
+	close(fd0);
+	close(fd1);
+	pid = holder("2-9", 0, &ready, &go);	/* forked before fd0: not its file */
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(1, read(ready, &c, 1));
+	ASSERT_EQ(NRT_SUCCESS, c);
+	fd0 = own_reservation(0, 0x3);
+	ASSERT_LE(0, fd0);
+	ASSERT_EQ(NRT_SUCCESS, nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, "", ""));
+	ASSERT_EQ(0, cap_begin(&cap));
+	s = nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, 64, "t", &t);
+	cap_end(&cap);
+	EXPECT_EQ(NRT_RESOURCE, s);
+	snprintf(want, sizeof(want), "%s",
+		 "nrt: nrt_tensor_allocate: allocate device memory (vnc 0): no free NeuronCore left: 2 held by this process itself through other open files of the devices (leftovers of its own), 8 in use by other processes\n");
+	EXPECT_STREQ(want, cap.buf);
+	nrt_close();
+	close(fd0);
+	setenv("NEURON_RT_VISIBLE_CORES", "0-2", 1);
+	ASSERT_EQ(0, cap_begin(&cap));
+	s = nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, "", "");
+	cap_end(&cap);
+	EXPECT_EQ(NRT_RESOURCE, s);
+	snprintf(want, sizeof(want),
+		 "nrt: nrt_init: reserve core (nc 2): core 2 is in use by another process (pid %d)\n",
+		 (int)pid);
+	EXPECT_STREQ(want, cap.buf);
+	ASSERT_EQ(1, write(go, "g", 1));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	close(ready);
+	close(go);
+	/* all free again */
+	ASSERT_EQ(NRT_SUCCESS, nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, "", ""));
+	nrt_close();
+	env_clear();
 }
 
 TEST_F_TIMEOUT(nrt, num_cores, 60)

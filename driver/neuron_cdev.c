@@ -40,8 +40,9 @@
 	}
 
 static const struct neuron_ioctl_desc neuron_ioctls[] = {
+	/* Its answers are the driver's own state: no call into the backend. */
 	NEURON_IOCTL_DEF(QUERY, neuron_ioctl_query,
-			 offsetofend(struct neuron_query, reserved), 0),
+			 offsetofend(struct neuron_query, reserved), NEURON_IOCTL_UNGUARDED),
 	NEURON_IOCTL_DEF(MEM_ALLOC, neuron_ioctl_mem_alloc,
 			 offsetofend(struct neuron_mem_alloc, reserved),
 			 NEURON_IOCTL_WRITE | NEURON_IOCTL_UNGUARDED),

@@ -25,6 +25,7 @@
  */
 #include <linux/jiffies.h>
 #include <linux/moduleparam.h>
+#include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -111,7 +112,7 @@ void neuron_exec_job_drop(struct neuron_job *job)
 static void neuron_exec_finish(struct neuron_exec_queue *eq,
 			       struct neuron_job *job, int err)
 {
-	ktime_t started = job->exec ? job->exec->started : 0;
+	u64 started = job->exec ? job->exec->started : 0;
 
 	neuron_exec_job_drop(job);
 	/* Room in the queue before anyone learns that the job ended. */
@@ -173,10 +174,21 @@ static int neuron_exec_start(struct neuron_exec_queue *eq, struct neuron_job *jo
 	neuron_dev_exit(nd, idx);
 	if (ret)
 		return ret;
-	eq->started = ktime_get();
+	eq->started = local_clock();
 	ej->started = eq->started;
 	eq->deadline = jiffies + msecs_to_jiffies(ej->timeout_ms);
-	mod_delayed_work(system_wq, &eq->timeout_work, msecs_to_jiffies(ej->timeout_ms));
+	/*
+	 * The timer is armed for the earliest deadline only: a pending one
+	 * due before this deadline re-arms itself for the rest (and an
+	 * idle queue lets it lapse), so back-to-back executions cost no
+	 * timer operation each.
+	 */
+	if (!delayed_work_pending(&eq->timeout_work) ||
+	    time_before(eq->deadline, eq->timer_at)) {
+		eq->timer_at = eq->deadline;
+		mod_delayed_work(system_wq, &eq->timeout_work,
+				 msecs_to_jiffies(ej->timeout_ms));
+	}
 	/* Its waiters may compute it now (neuron_exec_wait()). */
 	neuron_nc_wake(eq->nc);
 	return 0;
@@ -185,8 +197,7 @@ static int neuron_exec_start(struct neuron_exec_queue *eq, struct neuron_job *jo
 /* The running execution ends: its time goes to the NC's busy time. */
 static void neuron_exec_busy_add(struct neuron_exec_queue *eq)
 {
-	atomic64_add(ktime_to_ns(ktime_sub(ktime_get(), eq->started)),
-		     &eq->nc->busy_ns);
+	atomic64_add(local_clock() - eq->started, &eq->nc->busy_ns);
 }
 
 /*
@@ -253,7 +264,6 @@ static bool neuron_exec_collect(struct neuron_exec_queue *eq)
 	status = le32_to_cpu(READ_ONCE(eq->status->status));
 	neuron_exec_busy_add(eq);
 	eq->running = NULL;
-	cancel_delayed_work(&eq->timeout_work);
 	neuron_exec_idle_state(eq);
 	neuron_exec_finish(eq, job, status == NEURON_EXEC_OK ? 0 :
 			   status == NEURON_EXEC_BAD_INPUT ? -EDOM : -EIO);
@@ -346,7 +356,8 @@ int neuron_exec_wait(struct neuron_nc *nc, int (*check)(void *arg), void *arg,
 			ret = intr ? -ERESTARTSYS : -EINTR;
 			break;
 		}
-		if (ktime_compare(ktime_get(), deadline) >= 0) {
+		/* No clock read for a wait without a deadline. */
+		if (deadline != KTIME_MAX && ktime_compare(ktime_get(), deadline) >= 0) {
 			ret = -ETIME;
 			break;
 		}
@@ -476,6 +487,7 @@ static void neuron_exec_timeout_work(struct work_struct *work)
 	if (!eq->running || neuron_exec_collect(eq))
 		goto out;
 	if (time_before(jiffies, eq->deadline)) {
+		eq->timer_at = eq->deadline;
 		mod_delayed_work(system_wq, &eq->timeout_work, eq->deadline - jiffies);
 		goto out;
 	}
@@ -528,10 +540,17 @@ static struct neuron_exec_queue *neuron_exec_queue_get(struct neuron_nc *nc)
 	if (neuron_dev_enter(nd, &idx)) {
 		ret = neuron_hw_coherent_alloc(nd, sizeof(*eq->status), &va,
 					       &eq->status_iova, &eq->status_cookie);
+		/*
+		 * A core that computes in its waiters' threads
+		 * (exec_drive) ends only in one of them, which collects
+		 * the execution at once: only other cores interrupt.
+		 */
+		eq->irq = !nd->hal->ops->exec_drive;
 		if (!ret) {
 			eq->status = va;
-			ret = neuron_hw_irq_request(nd, NEURON_IRQ_EXEC(nc->index),
-						    neuron_exec_irq, eq);
+			if (eq->irq)
+				ret = neuron_hw_irq_request(nd, NEURON_IRQ_EXEC(nc->index),
+							    neuron_exec_irq, eq);
 			if (ret)
 				neuron_hw_coherent_free(nd, sizeof(*eq->status), va,
 							eq->status_iova,
@@ -825,7 +844,8 @@ void neuron_exec_unplug(struct neuron_device *nd)
 			neuron_exec_finish(eq, job, -ENODEV);
 		}
 		mutex_unlock(&eq->run_lock);
-		neuron_hw_irq_free(nd, NEURON_IRQ_EXEC(i));
+		if (eq->irq)
+			neuron_hw_irq_free(nd, NEURON_IRQ_EXEC(i));
 		cancel_work_sync(&eq->done_work);
 		cancel_delayed_work_sync(&eq->timeout_work);
 		neuron_hw_coherent_free(nd, sizeof(*eq->status), eq->status,

@@ -58,8 +58,9 @@ struct neuron_model {
  *	while the job lives); its release cancels what it left queued or
  *	running, a new owner of the NC what any other file left.
  * @timeout_ms: how long it may run once started.
- * @started: when it was handed to the core, 0 before (its duration in the
- *	neuron_exec_complete trace event).
+ * @started: when it was handed to the core (local_clock(), ns: cheap where
+ *	the clocksource is slow to read, as HPET under emulation), 0 before
+ *	(its duration in the neuron_exec_complete trace event).
  * @nbound: entries of @bound.
  * @bound: the memory objects bound to the slots (references).
  */
@@ -67,7 +68,7 @@ struct neuron_exec_job {
 	struct neuron_model *model;
 	struct neuron_file *nf;
 	u32 timeout_ms;
-	ktime_t started;
+	u64 started;
 	u32 nbound;
 	struct neuron_mem *bound[];
 };
@@ -84,7 +85,9 @@ struct neuron_exec_job {
  * @dead: the device is going: no more submissions.
  * @seq: number of the execution handed to the core last.
  * @deadline: jiffies when @running overruns its timeout.
- * @started: when @running was handed to the core (its busy time).
+ * @started: when @running was handed to the core (local_clock(), ns: its
+ *	busy time).
+ * @timer_at: jiffies when @timeout_work is due while it is pending.
  * @fence_ctx: dma_fence context of the NC's executions.
  * @fence_seqno: last fence seqno given.
  * @hw: what the core is handed (neuron_exec_start(); under @run_lock).
@@ -92,6 +95,9 @@ struct neuron_exec_job {
  *	into (coherent, see ndhal_ops.coherent_alloc).
  * @status_iova: its device address.
  * @status_cookie: the backend's handle of it.
+ * @irq: the core interrupts at the end of an execution (NEURON_IRQ_EXEC):
+ *	not when it computes in its waiters' threads (ndhal_ops.exec_drive),
+ *	which collect the execution themselves (neuron_exec_wait()).
  * @done_work: completes @running after the core's interrupt.
  * @timeout_work: resets the NC when @running overruns.
  */
@@ -105,13 +111,15 @@ struct neuron_exec_queue {
 	bool dead;
 	u32 seq;
 	unsigned long deadline;
-	ktime_t started;
+	u64 started;
+	unsigned long timer_at;
 	u64 fence_ctx;
 	u64 fence_seqno;
 	struct ndhal_exec hw;
 	struct neuron_exec_hw_status *status;
 	u64 status_iova;
 	void *status_cookie;
+	bool irq;
 	struct work_struct done_work;
 	struct delayed_work timeout_work;
 };

@@ -170,7 +170,9 @@ static void neuron_nc_unhold_mask(struct neuron_device *nd, u64 mask)
 void neuron_nc_wake(struct neuron_nc *nc)
 {
 	atomic_inc(&nc->event_gen);
-	wake_up_all(&nc->event_wait);
+	/* Orders the bump before the look at the queue (wq_has_sleeper()). */
+	if (wq_has_sleeper(&nc->event_wait))
+		wake_up_all(&nc->event_wait);
 }
 
 /* Called with nc->hold (for writing) and nc->lock held. */

@@ -31,6 +31,7 @@
 #define _NEURON_TRACE_H
 
 #include <linux/ktime.h>
+#include <linux/sched/clock.h>
 #include <linux/tracepoint.h>
 #include <linux/types.h>
 
@@ -77,9 +78,12 @@ TRACE_EVENT(neuron_exec_submit,
 		      __entry->seqno)
 );
 
-/* @started: when the core got it, 0 if it never ran (duration_ns 0). */
+/*
+ * @started: when the core got it (local_clock(), ns), 0 if it never ran
+ * (duration_ns 0).
+ */
 TRACE_EVENT(neuron_exec_complete,
-	    TP_PROTO(u32 dev, u32 nc, u64 seqno, u32 status, ktime_t started),
+	    TP_PROTO(u32 dev, u32 nc, u64 seqno, u32 status, u64 started),
 	    TP_ARGS(dev, nc, seqno, status, started),
 	    TP_STRUCT__entry(__field(u32, dev)
 			     __field(u32, nc)
@@ -92,7 +96,7 @@ TRACE_EVENT(neuron_exec_complete,
 			   __entry->status = status;
 			   /* Computed only when the event is on. */
 			   __entry->duration_ns = started ?
-			   ktime_to_ns(ktime_sub(ktime_get(), started)) : 0;),
+			   local_clock() - started : 0;),
 	    TP_printk("dev=%u nc=%u seqno=%llu status=%u duration_ns=%llu",
 		      __entry->dev, __entry->nc, __entry->seqno, __entry->status,
 		      __entry->duration_ns)

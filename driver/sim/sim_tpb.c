@@ -50,6 +50,7 @@
 #include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
+#include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -668,7 +669,7 @@ static enum neuron_sim_turn neuron_sim_tpb_turn(struct neuron_sim_tpb_core *core
 
 /*
  * Compute the execution until it ends, no engine can move, or @deadline
- * (ktime_get_ns()) passes. Return: its status (NEURON_EXEC_*) once it
+ * (local_clock(), ns) passes. Return: its status (NEURON_EXEC_*) once it
  * ended; -EAGAIN (every engine left waits: a semaphore or event not
  * reached, or the hang knob), -EINPROGRESS (the slice is used up), or -1
  * (told to stop: nothing is reported).
@@ -707,7 +708,7 @@ static int neuron_sim_tpb_run(struct neuron_sim_tpb_core *core, u64 deadline)
 			return NEURON_EXEC_OK;
 		if (!moved)
 			return -EAGAIN;
-		if (ktime_get_ns() >= deadline)
+		if (local_clock() >= deadline)
 			return -EINPROGRESS;
 	}
 }
@@ -787,7 +788,7 @@ int neuron_sim_exec_drive(struct neuron_device *nd, u32 nc)
 		return -EAGAIN;
 	/* exec_start and the reset change @running under drive_lock too. */
 	if (core->running && !READ_ONCE(core->stop))
-		status = neuron_sim_tpb_run(core, ktime_get_ns() + NEURON_SIM_TPB_SLICE);
+		status = neuron_sim_tpb_run(core, local_clock() + NEURON_SIM_TPB_SLICE);
 	if (status >= 0)
 		neuron_sim_tpb_end(core, status);
 	mutex_unlock(&core->drive_lock);

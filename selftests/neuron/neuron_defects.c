@@ -307,7 +307,8 @@ TEST_F(defects, queues_belong_to_the_reserver)
 		say(b2a[1]);
 		_exit(err);
 	}
-	EXPECT_EQ(0, reap(a)) TH_LOG("A: 3 B's entries in A's queues, 4 NOTIFY_WAIT worked, 5 setup worked");
+	EXPECT_EQ(0, reap(a))
+		TH_LOG("A: 3 B's entries in A's queues, 4 NOTIFY_WAIT worked, 5 setup worked");
 	EXPECT_EQ(0, reap(b)) TH_LOG("B: 3 NOTIFY_SETUP failed on its own NC");
 	close(fda);
 	close(fdb);
@@ -519,14 +520,14 @@ TEST_F(defects, exec_bindings_need_their_nc)
 
 struct sem_race {
 	int fd;
-	volatile int stop;
+	int stop;	/* __atomic */
 };
 
 static void *sem_setter(void *arg)
 {
 	struct sem_race *r = arg;
 
-	while (!r->stop) {
+	while (!__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
 		__u32 v = 0x5a5a;
 
 		sem(r->fd, 0, NEURON_SEM_SET, 3, &v);
@@ -564,7 +565,7 @@ TEST_F_TIMEOUT(defects, sem_races_release, 300)
 			seen++;
 		ASSERT_EQ(0, release(fdb, 1));
 	}
-	r.stop = 1;
+	__atomic_store_n(&r.stop, 1, __ATOMIC_RELAXED);
 	pthread_join(t, NULL);
 	EXPECT_EQ(0U, seen) TH_LOG("B read A's semaphore after its reservation %u times", seen);
 	close(fdb);
@@ -572,14 +573,14 @@ TEST_F_TIMEOUT(defects, sem_races_release, 300)
 
 struct setup_race {
 	int fd;
-	volatile int stop;
+	int stop;	/* __atomic */
 };
 
 static void *setup_cycler(void *arg)
 {
 	struct setup_race *r = arg;
 
-	while (!r->stop) {
+	while (!__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
 		struct neuron_notify_setup s = { .nc = 0, .type = NEURON_NOTIFY_EVENT,
 						 .entries = 16, .eventfd = -1 };
 		struct neuron_notify_teardown td = { .nc = 0, .type = NEURON_NOTIFY_EVENT };
@@ -615,7 +616,7 @@ TEST_F_TIMEOUT(defects, notify_setup_races_reserve, 300)
 			ASSERT_EQ(0, neuron_ioctl(fdb, NEURON_IOCTL_NOTIFY_TEARDOWN, &td));
 		ASSERT_EQ(0, release(fdb, 1));
 	}
-	r.stop = 1;
+	__atomic_store_n(&r.stop, 1, __ATOMIC_RELAXED);
 	pthread_join(t, NULL);
 	EXPECT_EQ(0U, busy) TH_LOG("B's setup on its own NC failed %u times", busy);
 	close(fdb);
@@ -648,8 +649,10 @@ TEST_F(defects, owner_pid_gone_or_reused)
 	EXPECT_EQ(0, st.owner_pid) TH_LOG("the exited reserver %d was named", c);
 	/* Let the next process take the dead one's number. */
 	snprintf(text, sizeof(text), "%d", c - 1);
-	if (neuron_sysfs_write("/proc/sys/kernel/ns_last_pid", text))
-		SKIP(return, "cannot choose pids (ns_last_pid)");
+	if (neuron_sysfs_write("/proc/sys/kernel/ns_last_pid", text)) {
+		TH_LOG("no ns_last_pid here: the reuse of pid %d is not checked", c);
+		return;
+	}
 	ASSERT_EQ(0, pipe(ready));
 	again = fork();
 	ASSERT_LE(0, again);
@@ -692,8 +695,10 @@ TEST_F(defects, owner_pid_in_pid_namespace)
 	c = fork();
 	ASSERT_LE(0, c);
 	if (!c) {
+		close(res[0]);
+		close(go[1]);
 		if (unshare(CLONE_NEWPID))
-			_exit(1);
+			_exit(errno == EINVAL ? 77 : 1);	/* no CONFIG_PID_NS */
 		inner = fork();
 		if (inner < 0)
 			_exit(2);
@@ -717,10 +722,18 @@ TEST_F(defects, owner_pid_in_pid_namespace)
 		}
 		_exit(reap(inner));
 	}
+	close(res[1]);
+	close(go[0]);
 	{
 		int out[2];
 
-		ASSERT_EQ((ssize_t)sizeof(out), read(res[0], out, sizeof(out)));
+		if (read(res[0], out, sizeof(out)) != (ssize_t)sizeof(out)) {
+			int rc = reap(c);
+
+			if (rc == 77)
+				SKIP(return, "no pid namespaces in this kernel");
+			ASSERT_EQ(0, rc) TH_LOG("the child in the namespace failed");
+		}
 		EXPECT_EQ(0, out[0]) TH_LOG("a host pid was shown in a pid namespace");
 		EXPECT_EQ(1, out[1]) TH_LOG("its own pid in its namespace");
 		ASSERT_EQ(0, nc_state(self->node.fd, 1, &st));
@@ -846,11 +859,11 @@ TEST_F_TIMEOUT(defects, no_oom_killer, 120)
 
 	if (!(self->info.caps & NEURON_CAP_EXEC))
 		SKIP(return, "needs NEURON_CAP_EXEC");
-	/* Room for the 64 MiB on the device (two channels of 256 MiB). */
+	/* Room for the 64 MiB on the device (two channels of 128 MiB). */
 	if (!self->node.created)
 		SKIP(return, "needs the simulator");
 	neuron_node_release(&self->node);
-	ASSERT_EQ(0, neuron_sim_create(&self->node, "v2", 512));
+	ASSERT_EQ(0, neuron_sim_create(&self->node, "v2", 256));
 	ASSERT_EQ(0, neuron_node_open(&self->node));
 	err = cgroup_make(32 << 20);
 	if (err)

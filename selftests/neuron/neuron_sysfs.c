@@ -184,7 +184,7 @@ TEST_F(sysfs, present_is_documented)
 	EXPECT_EQ(2, check_dir(_metadata, NEURON_SIM_BUS, NEURON_SIM_BUS, 0, false));
 	snprintf(dir, sizeof(dir), NEURON_SIM_BUS "/devices/neuron_sim%u",
 		 self->node.sim_id);
-	EXPECT_EQ(9, check_dir(_metadata, dir, SIM_DEV_DIR, 0, false));
+	EXPECT_EQ(10, check_dir(_metadata, dir, SIM_DEV_DIR, 0, false));
 }
 
 /* What is documented is there (every NC of the device), and no more NCs. */

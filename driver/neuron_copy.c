@@ -128,6 +128,7 @@ static int neuron_copy_run(struct neuron_file *nf, struct neuron_dma_queue *q,
 		ret = neuron_async_reserve(nf, seqno);
 	/* Reported in the file's own queues only, with its own number. */
 	job->key = nf->key;
+	job->report = true;
 	job->tag = *seqno;
 	if (!ret) {
 		ret = neuron_dma_submit(q, job, seg);
@@ -326,6 +327,9 @@ static int neuron_copy_user_sync(struct neuron_file *nf, struct neuron_mem *mem,
 			neuron_job_put(job);
 			break;
 		}
+		/* Faults of every window, the one COMPLETION at the last. */
+		job->key = nf->key;
+		job->report = done + len == size;
 		seg.len = len;
 		seg.src = to_user ? dev + done : job->iova + offset_in_page(ua);
 		seg.dst = to_user ? job->iova + offset_in_page(ua) : dev + done;

@@ -607,7 +607,7 @@ static void neuron_dma_write_packet(struct neuron_dma_queue *q,
 	if (job->key) {
 		tx->meta = cpu_to_le32(job->tag);
 		rx->meta = cpu_to_le32((job->key & NEURON_DESC_KEY) |
-				       (last ? NEURON_DESC_KEY_END : 0));
+				       (last && job->report ? NEURON_DESC_KEY_END : 0));
 	}
 	q->prod++;
 }

@@ -92,6 +92,8 @@ struct neuron_dma_seg {
  * @key: the submitting file's notification key (struct neuron_file.key),
  *	0 for the driver's own transfers: the engine reports the job only
  *	into the NC's queues of that file (struct neuron_udma_desc).
+ * @report: its end is worth a COMPLETION entry (a synchronous copy of
+ *	user memory has one, at its last window's end).
  * @tag: what the job's COMPLETION or ERROR entry carries as its data:
  *	the sequence number of an asynchronous call, 0 for a synchronous one.
  * @mem: memory objects the transfer uses (references).
@@ -116,6 +118,7 @@ struct neuron_job {
 	u32 end;
 	int error;
 	u32 key;
+	bool report;
 	u32 tag;
 	struct neuron_mem *mem[2];
 	struct page **pages;

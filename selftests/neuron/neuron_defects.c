@@ -285,14 +285,14 @@ TEST_F(defects, queues_belong_to_the_reserver)
 	if (!b) {
 		struct neuron_notify_header *ev, *er;
 		__u32 model, status;
-		int err;
+		int err, e;
 
 		if (become(OTHER_UID, 0))
 			_exit(1);
 		hear(a2b[0]);
 		err = reserve(fdb, 1) ? 2 : 0;
-		ev = err ? NULL : queue(fdb, 0, NEURON_NOTIFY_EVENT, &err);
-		er = ev ? queue(fdb, 0, NEURON_NOTIFY_ERROR, &err) : NULL;
+		ev = err ? NULL : queue(fdb, 0, NEURON_NOTIFY_EVENT, &e);
+		er = ev ? queue(fdb, 0, NEURON_NOTIFY_ERROR, &e) : NULL;
 		if (!err && (!ev || !er))
 			err = 3;	/* -EBUSY: A's queues squat B's NC */
 		/* B's program notifies (and runs even when B has no queue). */

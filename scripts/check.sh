@@ -167,6 +167,21 @@ if [ "$ok" = 0 ]; then
 	summary+=("libshim: build ok, container tests ${p:-?} passed ${f:-?} failed, $(grep -o 'Done [0-9]* runs' "$RUN/shim-fuzz.log" | tail -n 1 || echo 'fuzz failed')")
 fi
 
+# The PCI device model (devmodel/, docs/devmodel.md): its host tests (the
+# vfio-user parser, the UDMA walker, the register file, the mailbox, a fake
+# client end to end; under ASan and UBSan) with their own counts, and a
+# 20 s run of the message parser's fuzz target.
+DM="$BUILD/devmodel"
+log "devmodel: host tests and a 20 s fuzz run"
+make -C "$SRC/devmodel" B="$DM" test >"$RUN/devmodel-test.log" 2>&1 && ok=0 || ok=1
+read -r p _ f _ < <(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$RUN/devmodel-test.log" |
+	tail -n 1 | tr -d ',') || true
+passed=$((passed + ${p:-0})) failed=$((failed + ${f:-0}))
+check "devmodel tests ($RUN/devmodel-test.log)" "$ok" "$RUN/devmodel-test.log"
+make -C "$SRC/devmodel" B="$DM" FUZZ_TIME=20 fuzz >"$RUN/devmodel-fuzz.log" 2>&1 && ok=0 || ok=1
+check "devmodel message parser fuzzing, 20 s" "$ok" "$RUN/devmodel-fuzz.log"
+summary+=("devmodel: tests ${p:-?} passed ${f:-?} failed, fuzz $(grep -o 'Done [0-9]* runs' "$RUN/devmodel-fuzz.log" | tail -n 1 || echo 'failed')")
+
 for series in "${kernels[@]}"; do
 	log "$series: fetching the kernel (cached after the first run)"
 	if ! kernel_env "$series" "$RUN/fetch-$series.log"; then
@@ -224,6 +239,21 @@ if tier distro && [ -n "${KREL61:-}" ] &&
 	vm_check "$KREL61 (DKMS, modprobe)" "$VMLINUX61" "$RUN/$KREL61-dkms" \
 		-r "$R" "${shim_opt[@]}" "${progs[@]}" "${progs32[@]}" "${shim_progs[@]}"
 	summary+=("$KREL61 (DKMS, modprobe): $VM_SUMMARY")
+fi
+
+# The Debian packages (debian/, docs/packaging.md): built from a clean copy
+# of the tree and checked with lintian (deb-build.sh), then installed in a
+# throwaway bookworm root with their maintainer scripts, DKMS building the
+# module against the 6.1 headers (deb-test.sh, its own counts).
+DEBS="$BUILD/debs"
+if tier distro && run_optional deb-build "$S/deb-build.sh" "$DEBS" && [ -n "${KREL61:-}" ]; then
+	log "deb-test: installing the packages in a bookworm root"
+	"$S/deb-test.sh" "$DEBS" "$KREL61" "$KDIR61" >"$RUN/deb-test.log" 2>&1 && ok=0 || ok=1
+	read -r p _ f _ < <(grep -E '^deb-test: [0-9]+ passed, [0-9]+ failed$' "$RUN/deb-test.log" |
+		tail -n 1 | sed 's/^deb-test: //' | tr -d ',') || true
+	passed=$((passed + ${p:-0})) failed=$((failed + ${f:-0}))
+	check "deb-test ($RUN/deb-test.log)" "$ok" "$RUN/deb-test.log"
+	summary+=("deb-test: ${p:-?} passed, ${f:-?} failed")
 fi
 
 # The debug tier: one boot of the debug kernel. Lock-order checking sees

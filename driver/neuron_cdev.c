@@ -27,9 +27,15 @@
 
 #include <neuron.h>
 
-#include "neuron_drv.h"
+#include "neuron_nc.h"
+#include "neuron_device.h"
+#include "neuron_file.h"
+#include "neuron_mem.h"
+#include "neuron_ioctl.h"
+#include "neuron_job.h"
+#include "neuron_copy.h"
 #include "neuron_exec.h"
-#include "dma/neuron_desc.h"
+#include "neuron_notify.h"
 
 #define NEURON_IOCTL_DEF(_name, _fn, _first_member_end, _flags)	\
 	[_IOC_NR(NEURON_IOCTL_##_name)] = {				\
@@ -184,10 +190,10 @@ static int neuron_open(struct inode *inode, struct file *file)
 	nf->nd = nd;
 	/* 2^31 opens before a key comes back: by then its file is long gone. */
 	do {
-		nf->key = atomic_inc_return(&nd->next_key) & NEURON_DESC_KEY;
+		nf->key = atomic_inc_return(&nd->next_key) & NEURON_FILE_KEY_MASK;
 	} while (!nf->key);
 	neuron_file_mem_init(nf);
-	neuron_file_copy_init(nf);
+	neuron_file_jobs_init(nf);
 	neuron_file_model_init(nf);
 	file->private_data = nf;
 	/* All files of the device share one mapping: removal zaps them all. */
@@ -229,7 +235,7 @@ static int neuron_release(struct inode *inode, struct file *file)
 	neuron_exec_file_release(nf);
 	neuron_file_model_release(nf);
 	neuron_notify_file_release(nf);
-	neuron_file_copy_release(nf);
+	neuron_file_jobs_release(nf);
 	neuron_file_mem_release(nf);
 	neuron_file_put(nf);
 	return 0;

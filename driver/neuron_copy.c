@@ -1,22 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * neuron: COPY, MEMSET and WAIT. Every transfer goes through the DMA queue
+ * neuron: COPY and MEMSET. Every transfer goes through the DMA queue
  * of a NeuronCore (dma/neuron_dma.c) with descriptors the driver builds
  * from the caller's own objects: handles are looked up in the caller's
  * file, ranges are checked inside the objects, and user memory is pinned
  * and mapped for the device by the driver. No address given by userspace
  * ever reaches a descriptor.
  *
- * Every transfer is a job (dma/neuron_dma.h) whose fence tells when it is
- * done. Asynchronous calls get a sequence number (per file, never 0) that
- * names the job's fence in nf->reqs until WAIT collects it or the file is
- * released; at most max_async of them at a time (a per-file limit). The number is
- * reserved first and the job published under it only once it is fully
- * built and queued: a WAIT on a number it cannot see yet gets -ENOENT.
+ * Every transfer is a DMA request (dma/neuron_dma.h), a job of the job
+ * layer (neuron_job.h) whose fence tells when it is done; an asynchronous
+ * call publishes it under a sequence number of its file, which WAIT
+ * collects (neuron_job.c).
  *
  * These ioctls run outside the removal guard (they sleep): the calls into
  * the backend (mapping user pages, the queue's creation, submission) each
- * enter it themselves, and waits hold a reference on the job only.
+ * enter it themselves, and waits hold a reference on the request only.
  */
 #include <linux/capability.h>
 #include <linux/highmem.h>
@@ -27,8 +25,14 @@
 #include <linux/wait.h>
 #include <kunit/visibility.h>
 
-#include "neuron_drv.h"
-#include "dma/neuron_desc.h"
+#include "neuron_common.h"
+#include "neuron_nc.h"
+#include "neuron_device.h"
+#include "neuron_file.h"
+#include "neuron_mem.h"
+#include "neuron_ioctl.h"
+#include "neuron_copy.h"
+#include "neuron_job.h"
 #include "dma/neuron_dma.h"
 
 /* User memory is pinned and moved by windows of this many pages. */
@@ -66,97 +70,54 @@ VISIBLE_IF_KUNIT int neuron_copy_check(const struct neuron_copy *c)
 }
 EXPORT_SYMBOL_IF_KUNIT(neuron_copy_check);
 
-/* Reserve a sequence number in @nf for a job not built yet. */
-int neuron_async_reserve(struct neuron_file *nf, u64 *seqno)
-{
-	unsigned int max = READ_ONCE(neuron_max_async);
-	u32 id;
-	int ret;
-
-	if (atomic_inc_return(&nf->nreqs) > max && max) {
-		atomic_dec(&nf->nreqs);
-		return -EAGAIN;
-	}
-	/* A NULL entry is a reservation: xa_load() sees nothing there. */
-	ret = xa_alloc_cyclic(&nf->reqs, &id, NULL, XA_LIMIT(1, U32_MAX),
-			      &nf->next_seqno, GFP_KERNEL);
-	if (ret < 0) {
-		atomic_dec(&nf->nreqs);
-		return ret;
-	}
-	*seqno = id;
-	return 0;
-}
-
-void neuron_async_unreserve(struct neuron_file *nf, u64 seqno)
-{
-	xa_release(&nf->reqs, seqno);
-	atomic_dec(&nf->nreqs);
-}
-
-/* Publish the queued @job under its reserved @seqno (the file's reference). */
-void neuron_async_publish(struct neuron_file *nf, u64 seqno,
-			  struct neuron_job *job)
-{
-	/* The slot exists: storing into it allocates nothing, cannot fail. */
-	WARN_ON(xa_err(xa_store(&nf->reqs, seqno, neuron_job_get(job), GFP_KERNEL)));
-}
-
-/* Drop @seqno from @nf if it still names @job. */
-bool neuron_async_remove(struct neuron_file *nf, u64 seqno,
-			 struct neuron_job *job)
-{
-	if (xa_cmpxchg(&nf->reqs, seqno, job, NULL, 0) != job)
-		return false;
-	atomic_dec(&nf->nreqs);
-	neuron_job_put(job);
-	return true;
-}
-
 /*
- * Submit @job on @q; wait for it unless @async, else publish it under a new
- * sequence number. Consumes the caller's @job.
+ * Submit @req on @q; wait for it unless @async, else publish it under a new
+ * sequence number. Consumes the caller's @req.
  */
 static int neuron_copy_run(struct neuron_file *nf, struct neuron_dma_queue *q,
-			   struct neuron_job *job,
+			   struct neuron_dma_req *req,
 			   const struct neuron_dma_seg *seg, bool async, u64 *seqno)
 {
 	int ret = 0;
 
 	*seqno = 0;
 	if (async)
-		ret = neuron_async_reserve(nf, seqno);
+		ret = neuron_job_seq_reserve(nf, seqno);
 	/* Reported in the file's own queues only, with its own number. */
-	job->key = nf->key;
-	job->report = true;
-	job->tag = *seqno;
+	req->key = nf->key;
+	req->report = true;
+	req->tag = *seqno;
 	if (!ret) {
-		ret = neuron_dma_submit(q, job, seg);
+		ret = neuron_dma_submit(q, req, seg);
 		if (async && ret)
-			neuron_async_unreserve(nf, *seqno);
+			neuron_job_seq_unreserve(nf, *seqno);
 		else if (async)
-			neuron_async_publish(nf, *seqno, job);
+			neuron_job_seq_publish(nf, *seqno, &req->job);
 		else if (!ret)
-			ret = neuron_job_wait(job, KTIME_MAX, false);
+			ret = neuron_job_wait(&req->job, KTIME_MAX, false);
 	}
 	if (ret)
 		*seqno = 0;
-	neuron_job_put(job);
+	neuron_job_put(&req->job);
 	return ret;
 }
 
-/* A job using @mem (the reference passes to the job). */
-static struct neuron_job *neuron_copy_job(struct neuron_dma_queue *q,
-					  struct neuron_mem *mem)
+/*
+ * A request of @nf (NULL: the driver's own) using @mem (the reference
+ * passes to the request).
+ */
+static struct neuron_dma_req *neuron_copy_req(struct neuron_dma_queue *q,
+					      struct neuron_file *nf,
+					      struct neuron_mem *mem)
 {
-	struct neuron_job *job = neuron_job_alloc(q);
+	struct neuron_dma_req *req = neuron_dma_req_new(q, nf);
 
-	if (!job) {
+	if (!req) {
 		neuron_mem_put(mem);
 		return NULL;
 	}
-	job->mem[0] = mem;
-	return job;
+	req->mem[0] = mem;
+	return req;
 }
 
 /* The kernel queue of the NC that @mem is charged to. */
@@ -184,7 +145,7 @@ int neuron_copy_mem(struct neuron_mem *src, u64 soff, struct neuron_mem *dst,
 {
 	struct neuron_dma_seg seg = { .len = len };
 	struct neuron_dma_queue *q;
-	struct neuron_job *job;
+	struct neuron_dma_req *req;
 	int ret;
 
 	ret = neuron_copy_addr(src, soff, len, &seg.src);
@@ -196,21 +157,21 @@ int neuron_copy_mem(struct neuron_mem *src, u64 soff, struct neuron_mem *dst,
 	if (IS_ERR(q))
 		return PTR_ERR(q);
 	kref_get(&src->ref);
-	job = neuron_copy_job(q, src);
-	if (!job)
+	req = neuron_copy_req(q, NULL, src);
+	if (!req)
 		return -ENOMEM;
 	kref_get(&dst->ref);
-	job->mem[1] = dst;
-	ret = neuron_dma_submit(q, job, &seg);
+	req->mem[1] = dst;
+	ret = neuron_dma_submit(q, req, &seg);
 	if (!ret)
-		ret = neuron_job_wait(job, KTIME_MAX, false);
-	neuron_job_put(job);
+		ret = neuron_job_wait(&req->job, KTIME_MAX, false);
+	neuron_job_put(&req->job);
 	return ret;
 }
 
 /*
  * Between two objects of the file, through the queue of @dst's NC. Both
- * NCs are entered (neuron_nc_enter()) until the job is submitted, or done
+ * NCs are entered (neuron_nc_enter()) until the request is submitted, or done
  * for a synchronous copy.
  */
 static int neuron_copy_objects(struct neuron_file *nf, struct neuron_copy *c)
@@ -218,7 +179,7 @@ static int neuron_copy_objects(struct neuron_file *nf, struct neuron_copy *c)
 	struct neuron_dma_seg seg = { .len = c->size };
 	struct neuron_mem *src, *dst = NULL;
 	struct neuron_dma_queue *q;
-	struct neuron_job *job;
+	struct neuron_dma_req *req;
 	u64 ncs = 0;
 	int ret = -ENOENT;
 
@@ -241,15 +202,15 @@ static int neuron_copy_objects(struct neuron_file *nf, struct neuron_copy *c)
 		ret = PTR_ERR(q);
 		goto err;
 	}
-	/* The job takes both references. */
-	job = neuron_copy_job(q, src);
-	if (!job) {
+	/* The request takes both references. */
+	req = neuron_copy_req(q, nf, src);
+	if (!req) {
 		neuron_mem_put(dst);
 		ret = -ENOMEM;
 		goto out;
 	}
-	job->mem[1] = dst;
-	ret = neuron_copy_run(nf, q, job, &seg, c->flags & NEURON_COPY_ASYNC,
+	req->mem[1] = dst;
+	ret = neuron_copy_run(nf, q, req, &seg, c->flags & NEURON_COPY_ASYNC,
 			      &c->seqno);
 	goto out;
 err:
@@ -269,11 +230,11 @@ static unsigned long neuron_user_pages(u64 uaddr, u64 len)
 }
 
 /*
- * Pin and map user memory for @job. A pin that outlives the call (an
+ * Pin and map user memory for @req. A pin that outlives the call (an
  * asynchronous copy) is FOLL_LONGTERM: the pages are moved out of
  * movable and CMA memory first, as for RDMA.
  */
-static int neuron_copy_pin(struct neuron_device *nd, struct neuron_job *job,
+static int neuron_copy_pin(struct neuron_device *nd, struct neuron_dma_req *req,
 			   u64 uaddr, u64 len, bool write, bool longterm)
 {
 	unsigned long first = uaddr & PAGE_MASK;
@@ -281,20 +242,20 @@ static int neuron_copy_pin(struct neuron_device *nd, struct neuron_job *job,
 	unsigned int gup = (write ? FOLL_WRITE : 0) | (longterm ? FOLL_LONGTERM : 0);
 	int pinned;
 
-	job->pages = kvmalloc_array(npages, sizeof(*job->pages), GFP_KERNEL);
-	if (!job->pages)
+	req->pages = kvmalloc_array(npages, sizeof(*req->pages), GFP_KERNEL);
+	if (!req->pages)
 		return -ENOMEM;
-	pinned = pin_user_pages_fast(first, npages, gup, job->pages);
+	pinned = pin_user_pages_fast(first, npages, gup, req->pages);
 	if (pinned != npages) {
 		if (pinned > 0)
-			unpin_user_pages(job->pages, pinned);
-		kvfree(job->pages);
-		job->pages = NULL;
+			unpin_user_pages(req->pages, pinned);
+		kvfree(req->pages);
+		req->pages = NULL;
 		return pinned < 0 ? pinned : -EFAULT;
 	}
-	job->dirty = write;
-	job->npages = npages;
-	return neuron_job_map(job);
+	req->dirty = write;
+	req->npages = npages;
+	return neuron_dma_req_map(req);
 }
 
 /*
@@ -306,7 +267,7 @@ static int neuron_copy_user_sync(struct neuron_file *nf, struct neuron_mem *mem,
 				 u64 uaddr, u64 size, bool to_user)
 {
 	struct neuron_device *nd = nf->nd;
-	struct neuron_job *job, *prev = NULL;
+	struct neuron_dma_req *req, *prev = NULL;
 	struct neuron_dma_seg seg = {};
 	u64 done = 0;
 	int ret = 0, ret2;
@@ -317,34 +278,34 @@ static int neuron_copy_user_sync(struct neuron_file *nf, struct neuron_mem *mem,
 				NEURON_COPY_WINDOW_PAGES * PAGE_SIZE - offset_in_page(ua));
 
 		kref_get(&mem->ref);
-		job = neuron_copy_job(q, mem);
-		if (!job) {
+		req = neuron_copy_req(q, nf, mem);
+		if (!req) {
 			ret = -ENOMEM;
 			break;
 		}
-		ret = neuron_copy_pin(nd, job, ua, len, to_user, false);
+		ret = neuron_copy_pin(nd, req, ua, len, to_user, false);
 		if (ret) {
-			neuron_job_put(job);
+			neuron_job_put(&req->job);
 			break;
 		}
 		/* Faults of every window, the one COMPLETION at the last. */
-		job->key = nf->key;
-		job->report = done + len == size;
+		req->key = nf->key;
+		req->report = done + len == size;
 		seg.len = len;
-		seg.src = to_user ? dev + done : job->iova + offset_in_page(ua);
-		seg.dst = to_user ? job->iova + offset_in_page(ua) : dev + done;
-		ret = neuron_dma_submit(q, job, &seg);
+		seg.src = to_user ? dev + done : req->iova + offset_in_page(ua);
+		seg.dst = to_user ? req->iova + offset_in_page(ua) : dev + done;
+		ret = neuron_dma_submit(q, req, &seg);
 		if (prev) {
-			ret2 = neuron_job_wait(prev, KTIME_MAX, false);
-			neuron_job_put(prev);
+			ret2 = neuron_job_wait(&prev->job, KTIME_MAX, false);
+			neuron_job_put(&prev->job);
 			ret = ret ? ret : ret2;
 		}
-		prev = job;
+		prev = req;
 		done += len;
 	}
 	if (prev) {
-		ret2 = neuron_job_wait(prev, KTIME_MAX, false);
-		neuron_job_put(prev);
+		ret2 = neuron_job_wait(&prev->job, KTIME_MAX, false);
+		neuron_job_put(&prev->job);
 		ret = ret ? ret : ret2;
 	}
 	return ret;
@@ -353,7 +314,7 @@ static int neuron_copy_user_sync(struct neuron_file *nf, struct neuron_mem *mem,
 /*
  * Asynchronously: the call returns before the device is done, so the whole
  * range is pinned at once (long term) and charged to the caller's pinned
- * memory (neuron_pin_charge()) until the job retires. It is one job in one
+ * memory (neuron_pin_charge()) until the request ends. It is one request in one
  * submission: a queue reset cannot fall between its parts.
  */
 static int neuron_copy_user_async(struct neuron_file *nf, struct neuron_mem *mem,
@@ -361,23 +322,23 @@ static int neuron_copy_user_async(struct neuron_file *nf, struct neuron_mem *mem
 				  u64 uaddr, struct neuron_copy *c, bool to_user)
 {
 	struct neuron_dma_seg seg = { .len = c->size };
-	struct neuron_job *job;
+	struct neuron_dma_req *req;
 	int ret;
 
 	kref_get(&mem->ref);
-	job = neuron_copy_job(q, mem);
-	if (!job)
+	req = neuron_copy_req(q, nf, mem);
+	if (!req)
 		return -ENOMEM;
-	ret = neuron_pin_charge(&job->charge, neuron_user_pages(uaddr, c->size));
+	ret = neuron_pin_charge(&req->charge, neuron_user_pages(uaddr, c->size));
 	if (!ret)
-		ret = neuron_copy_pin(nf->nd, job, uaddr, c->size, to_user, true);
+		ret = neuron_copy_pin(nf->nd, req, uaddr, c->size, to_user, true);
 	if (ret) {
-		neuron_job_put(job);
+		neuron_job_put(&req->job);
 		return ret;
 	}
-	seg.src = to_user ? dev : job->iova + offset_in_page(uaddr);
-	seg.dst = to_user ? job->iova + offset_in_page(uaddr) : dev;
-	return neuron_copy_run(nf, q, job, &seg, true, &c->seqno);
+	seg.src = to_user ? dev : req->iova + offset_in_page(uaddr);
+	seg.dst = to_user ? req->iova + offset_in_page(uaddr) : dev;
+	return neuron_copy_run(nf, q, req, &seg, true, &c->seqno);
 }
 
 /* Between user memory and an object. */
@@ -436,7 +397,7 @@ int neuron_ioctl_memset(struct neuron_file *nf, void *arg)
 	struct neuron_device *nd = nf->nd;
 	struct neuron_dma_seg seg = { .len = m->size, .src_fixed = true };
 	struct neuron_dma_queue *q;
-	struct neuron_job *job;
+	struct neuron_dma_req *req;
 	struct neuron_mem *mem;
 	u32 nc;
 	int ret;
@@ -464,61 +425,14 @@ int neuron_ioctl_memset(struct neuron_file *nf, void *arg)
 		ret = PTR_ERR(q);
 		goto out;
 	}
-	job = neuron_copy_job(q, mem);	/* takes the reference */
-	if (!job) {
+	req = neuron_copy_req(q, nf, mem);	/* takes the reference */
+	if (!req) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	ret = neuron_copy_run(nf, q, job, &seg, m->flags & NEURON_COPY_ASYNC,
+	ret = neuron_copy_run(nf, q, req, &seg, m->flags & NEURON_COPY_ASYNC,
 			      &m->seqno);
 out:
 	neuron_nc_exit(nf, BIT_ULL(nc));
 	return ret;
-}
-
-/*
- * WAIT: sleeps on the job's fence with a reference of its own, outside the
- * removal guard; removal fails the job (-ENODEV) and so ends the wait.
- */
-int neuron_ioctl_wait(struct neuron_file *nf, void *arg)
-{
-	struct neuron_wait *w = arg;
-	struct neuron_job *job;
-	int ret;
-
-	if (w->flags || w->pad)
-		return -EINVAL;
-	if (!w->seqno || w->seqno > U32_MAX)
-		return -ENOENT;
-	xa_lock(&nf->reqs);
-	job = xa_load(&nf->reqs, w->seqno);
-	if (job)
-		neuron_job_get(job);
-	xa_unlock(&nf->reqs);
-	if (!job)
-		return -ENOENT;
-
-	ret = neuron_job_wait(job, ns_to_ktime(max_t(s64, w->timeout_ns, 0)), true);
-	if (neuron_job_done(job))
-		ret = neuron_async_remove(nf, w->seqno, job) ? neuron_job_status(job) :
-							       -ENOENT;
-	neuron_job_put(job);
-	return ret;
-}
-
-void neuron_file_copy_init(struct neuron_file *nf)
-{
-	xa_init_flags(&nf->reqs, XA_FLAGS_ALLOC1);
-}
-
-/* The file is gone: forget its sequence numbers; transfers finish alone. */
-void neuron_file_copy_release(struct neuron_file *nf)
-{
-	struct neuron_job *job;
-	unsigned long seqno;
-
-	/* Nobody else uses the file now: drop the entries, then the tree. */
-	xa_for_each(&nf->reqs, seqno, job)
-		neuron_job_put(job);
-	xa_destroy(&nf->reqs);
 }

@@ -18,7 +18,9 @@
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 
-#include "neuron_drv.h"
+#include "neuron_nc.h"
+#include "neuron_device.h"
+#include "neuron_job.h"
 #include "neuron_exec.h"
 #include "dma/neuron_dma.h"
 
@@ -28,7 +30,7 @@ static int neuron_debugfs_dma_show(struct seq_file *m, void *unused)
 {
 	struct neuron_nc *nc = m->private;
 	struct neuron_dma_queue *q;
-	struct neuron_job *job;
+	struct neuron_dma_req *req;
 	u32 prod, published, done_idx, error, pending = 0;
 	u64 fence_seqno;
 	bool stopped;
@@ -50,8 +52,8 @@ static int neuron_debugfs_dma_show(struct seq_file *m, void *unused)
 	done_idx = q->done_idx;
 	error = q->error;
 	stopped = q->stopped;
-	fence_seqno = q->fence_seqno;
-	list_for_each_entry(job, &q->pending, node)
+	fence_seqno = q->timeline.seqno;
+	list_for_each_entry(req, &q->pending, job.node)
 		pending++;
 	spin_unlock_irq(&q->lock);
 	mutex_unlock(&q->submit_lock);
@@ -95,7 +97,7 @@ static int neuron_debugfs_exec_show(struct seq_file *m, void *unused)
 	spin_lock_irq(&eq->lock);
 	depth = eq->depth;
 	dead = eq->dead;
-	fence_seqno = eq->fence_seqno;
+	fence_seqno = eq->timeline.seqno;
 	list_for_each_entry(job, &eq->pending, node)
 		pending++;
 	spin_unlock_irq(&eq->lock);

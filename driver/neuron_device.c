@@ -27,10 +27,17 @@
 #include <linux/slab.h>
 #include <linux/srcu.h>
 
-#include "neuron_drv.h"
+#include "neuron_common.h"
+#include "neuron_nc.h"
+#include "neuron_device.h"
+#include "neuron_mem.h"
+#include "neuron_ioctl.h"
 #include "neuron_exec.h"
+#include "neuron_notify.h"
 #include "neuron_hw.h"
+#include "neuron_compat.h"
 #include "dma/neuron_dma.h"
+#include "ndhal/ndhal.h"
 
 static DEFINE_IDA(neuron_minor_ida);
 /*
@@ -191,6 +198,7 @@ struct neuron_device *neuron_device_create(const struct neuron_device_desc *desc
 		ida_free(&neuron_minor_ida, minor);
 		return ERR_PTR(ret);
 	}
+	nd->setup_task = current;
 	nd->minor = minor;
 	nd->hal = desc->hal;
 	nd->product = desc->product;
@@ -253,6 +261,7 @@ struct neuron_device *neuron_device_create(const struct neuron_device_desc *desc
 	neuron_debugfs_device_add(nd);
 	dev_info(&nd->dev, "%s %s device (%s backend)\n", nd->product,
 		 nd->hal->arch->name, neuron_hw_name(nd));
+	WRITE_ONCE(nd->setup_task, NULL);
 	return nd;
 
 err_fini:
@@ -276,6 +285,7 @@ EXPORT_SYMBOL_NS_GPL(neuron_device_create, NEURON_NS);
  */
 void neuron_device_remove(struct neuron_device *nd)
 {
+	WRITE_ONCE(nd->setup_task, current);
 	neuron_debugfs_device_remove(nd);
 	WRITE_ONCE(nd->unplugged, true);
 	neuron_nc_unplug(nd);

@@ -29,11 +29,17 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "neuron_drv.h"
+#include "neuron_common.h"
+#include "neuron_nc.h"
+#include "neuron_device.h"
+#include "neuron_file.h"
+#include "neuron_mem.h"
+#include "neuron_ioctl.h"
+#include "neuron_job.h"
 #include "neuron_exec.h"
 #include "neuron_hw.h"
-#include "dma/neuron_dma.h"
 #include "neuron_trace.h"
+#include "ndhal/ndhal.h"
 
 #define NEURON_EXEC_MAX_TIMEOUT_MS	600000U
 
@@ -88,54 +94,60 @@ static u32 neuron_exec_status(int err)
 	return NEURON_EXEC_DEVICE_ERROR;
 }
 
-static void neuron_exec_ej_free(struct neuron_exec_job *ej)
+/* Give back the model and the bound objects (neuron_job_ops.retire). */
+static void neuron_exec_job_retire(struct neuron_job *job)
 {
+	struct neuron_exec_job *ej = neuron_job_to_exec(job);
 	u32 i;
 
 	for (i = 0; i < ej->nbound; i++)
 		neuron_mem_put(ej->bound[i]);
-	neuron_model_put(ej->model);
-	if (ej->nf)
-		neuron_file_put(ej->nf);
-	kfree(ej);
+	ej->nbound = 0;
+	if (ej->model)
+		neuron_model_put(ej->model);
+	ej->model = NULL;
 }
 
-/* Give back what the execution holds (at its end, or the job's last put). */
-void neuron_exec_job_drop(struct neuron_job *job)
+static void neuron_exec_job_free(struct neuron_job *job)
 {
-	if (job->exec)
-		neuron_exec_ej_free(job->exec);
-	job->exec = NULL;
+	struct neuron_exec_job *ej = neuron_job_to_exec(job);
+
+	kfree_rcu(ej, job.fence.rcu);
 }
 
-/* @job ended with @err: signal it, drop the queue's reference. */
+static int neuron_exec_job_wait(struct neuron_job *job, ktime_t deadline, bool intr);
+
+static const struct neuron_job_ops neuron_exec_job_ops = {
+	.timeline = "exec",
+	.retire = neuron_exec_job_retire,
+	.free = neuron_exec_job_free,
+	.wait = neuron_exec_job_wait,
+};
+
+/* @job ended with @err: end it (the job layer), drop the queue's reference. */
 static void neuron_exec_finish(struct neuron_exec_queue *eq,
 			       struct neuron_job *job, int err)
 {
-	u64 started = job->exec ? job->exec->started : 0;
+	u64 started = neuron_job_to_exec(job)->started;
 
-	neuron_exec_job_drop(job);
 	/* Room in the queue before anyone learns that the job ended. */
 	spin_lock_irq(&eq->lock);
 	eq->depth--;
 	spin_unlock_irq(&eq->lock);
 	atomic64_inc(&eq->nc->executions);
-	if (err) {
-		dma_fence_set_error(&job->fence, err);
+	if (err)
 		atomic64_inc(&eq->nc->exec_errors);
-	}
 	trace_neuron_exec_complete(eq->nc->nd->minor, eq->nc->index,
 				   job->fence.seqno, neuron_exec_status(err),
 				   started);
-	dma_fence_signal(&job->fence);
+	neuron_job_end(job, err);
 	neuron_nc_wake(eq->nc);
-	neuron_job_put(job);
 }
 
 /* Hand @job to the core. run_lock held. */
-static int neuron_exec_start(struct neuron_exec_queue *eq, struct neuron_job *job)
+static int neuron_exec_start_locked(struct neuron_exec_queue *eq, struct neuron_job *job)
 {
-	struct neuron_exec_job *ej = job->exec;
+	struct neuron_exec_job *ej = neuron_job_to_exec(job);
 	struct neuron_model *model = ej->model;
 	struct neuron_device *nd = eq->nc->nd;
 	struct ndhal_exec *e = &eq->hw;
@@ -143,6 +155,7 @@ static int neuron_exec_start(struct neuron_exec_queue *eq, struct neuron_job *jo
 	int idx, ret;
 	u32 i;
 
+	lockdep_assert_held(&eq->run_lock);
 	memset(e, 0, sizeof(*e));
 	e->nc = eq->nc->index;
 	e->seq = ++eq->seq;
@@ -195,24 +208,29 @@ static int neuron_exec_start(struct neuron_exec_queue *eq, struct neuron_job *jo
 }
 
 /* The running execution ends: its time goes to the NC's busy time. */
-static void neuron_exec_busy_add(struct neuron_exec_queue *eq)
+static void neuron_exec_busy_add_locked(struct neuron_exec_queue *eq)
 {
+	lockdep_assert_held(&eq->run_lock);
 	atomic64_add(local_clock() - eq->started, &eq->nc->busy_ns);
 }
 
-/*
- * The core is idle: unless work is queued, the NC is no longer running
- * (before the jobs' waiters are woken, so that they see it). run_lock held.
+/**
+ * neuron_exec_queue_busy() - is the NC's core busy (NEURON_NC_RUNNING)?
+ * @eq: the NC's execution queue, or NULL (no queue yet).
+ *
+ * While an execution is queued or running: the depth drops before a job's
+ * waiters are woken, so they see the NC idle once their last job ended.
+ * Also whether a reset of the core is in progress (NEURON_NC_RESETTING).
+ * Hints for the NC's state (neuron_nc_state_locked()): read without a lock.
  */
-static void neuron_exec_idle_state(struct neuron_exec_queue *eq)
+bool neuron_exec_queue_busy(struct neuron_exec_queue *eq)
 {
-	bool more;
+	return eq && READ_ONCE(eq->depth);
+}
 
-	spin_lock_irq(&eq->lock);
-	more = !list_empty(&eq->pending);
-	spin_unlock_irq(&eq->lock);
-	if (!more)
-		neuron_nc_set_running(eq->nc, false);
+bool neuron_exec_queue_resetting(struct neuron_exec_queue *eq)
+{
+	return eq && READ_ONCE(eq->resetting);
 }
 
 /*
@@ -221,26 +239,26 @@ static void neuron_exec_idle_state(struct neuron_exec_queue *eq)
  * and its cancel (under run_lock, after the owner was cleared) is on its
  * way; the job fails with -ECANCELED as the cancel would fail it.
  */
-static void neuron_exec_start_next(struct neuron_exec_queue *eq)
+static void neuron_exec_start_next_locked(struct neuron_exec_queue *eq)
 {
 	struct neuron_job *job;
 	int ret;
 
+	lockdep_assert_held(&eq->run_lock);
 	while (!eq->running) {
 		spin_lock_irq(&eq->lock);
 		job = list_first_entry_or_null(&eq->pending, struct neuron_job, node);
 		if (job)
 			list_del_init(&job->node);
 		spin_unlock_irq(&eq->lock);
-		if (job && READ_ONCE(eq->nc->owner) != job->exec->nf) {
+		if (job && READ_ONCE(eq->nc->owner) != job->nf) {
 			neuron_exec_finish(eq, job, -ECANCELED);
 			continue;
 		}
-		neuron_nc_set_running(eq->nc, job);
 		if (!job)
 			return;
 		eq->running = job;
-		ret = neuron_exec_start(eq, job);
+		ret = neuron_exec_start_locked(eq, job);
 		if (ret) {
 			eq->running = NULL;
 			neuron_exec_finish(eq, job, ret == -ENODEV ? -ENODEV : -EIO);
@@ -252,19 +270,19 @@ static void neuron_exec_start_next(struct neuron_exec_queue *eq)
  * Has the core reported the end of the running execution? Then complete
  * it. run_lock held. Return: true if it had ended.
  */
-static bool neuron_exec_collect(struct neuron_exec_queue *eq)
+static bool neuron_exec_collect_locked(struct neuron_exec_queue *eq)
 {
 	struct neuron_job *job = eq->running;
 	u32 status;
 
+	lockdep_assert_held(&eq->run_lock);
 	if (!job || le32_to_cpu(READ_ONCE(eq->status->seq)) != eq->seq)
 		return false;
 	/* The status is written before the number that publishes it. */
 	dma_rmb();
 	status = le32_to_cpu(READ_ONCE(eq->status->status));
-	neuron_exec_busy_add(eq);
+	neuron_exec_busy_add_locked(eq);
 	eq->running = NULL;
-	neuron_exec_idle_state(eq);
 	neuron_exec_finish(eq, job, status == NEURON_EXEC_OK ? 0 :
 			   status == NEURON_EXEC_BAD_INPUT ? -EDOM : -EIO);
 	return true;
@@ -282,9 +300,9 @@ static bool neuron_exec_poll(struct neuron_exec_queue *eq)
 	if (le32_to_cpu(READ_ONCE(eq->status->seq)) != READ_ONCE(eq->seq))
 		return false;
 	mutex_lock(&eq->run_lock);
-	done = neuron_exec_collect(eq);
+	done = neuron_exec_collect_locked(eq);
 	if (done)
-		neuron_exec_start_next(eq);
+		neuron_exec_start_next_locked(eq);
 	mutex_unlock(&eq->run_lock);
 	return done;
 }
@@ -408,8 +426,8 @@ static void neuron_exec_done_work(struct work_struct *work)
 						    done_work);
 
 	mutex_lock(&eq->run_lock);
-	if (neuron_exec_collect(eq))
-		neuron_exec_start_next(eq);
+	if (neuron_exec_collect_locked(eq))
+		neuron_exec_start_next_locked(eq);
 	mutex_unlock(&eq->run_lock);
 }
 
@@ -421,7 +439,7 @@ static irqreturn_t neuron_exec_irq(int irq, void *data)
 	return IRQ_HANDLED;
 }
 
-/* Which queued executions neuron_exec_stop() cancels. */
+/* Which queued executions neuron_exec_stop_locked() cancels. */
 enum neuron_exec_which {
 	NEURON_EXEC_ALL,	/* every one */
 	NEURON_EXEC_OF,		/* those of the owner given */
@@ -434,7 +452,7 @@ static bool neuron_exec_matches(const struct neuron_job *job,
 {
 	if (which == NEURON_EXEC_ALL)
 		return true;
-	return (job->exec && job->exec->nf == owner) == (which == NEURON_EXEC_OF);
+	return (job->nf == owner) == (which == NEURON_EXEC_OF);
 }
 
 /*
@@ -443,21 +461,22 @@ static bool neuron_exec_matches(const struct neuron_job *job,
  * queued executions @which selects (with @owner) fail with -ECANCELED.
  * run_lock held.
  */
-static void neuron_exec_stop(struct neuron_exec_queue *eq, struct neuron_job *job,
-			     int err, enum neuron_exec_which which,
-			     const struct neuron_file *owner, u32 code)
+static void neuron_exec_stop_locked(struct neuron_exec_queue *eq, struct neuron_job *job,
+				    int err, enum neuron_exec_which which,
+				    const struct neuron_file *owner, u32 code)
 {
 	struct neuron_device *nd = eq->nc->nd;
 	struct neuron_job *j, *tmp;
 	LIST_HEAD(cancel);
 	int idx;
 
+	lockdep_assert_held(&eq->run_lock);
 	if (job) {
 		if (neuron_dev_enter(nd, &idx)) {
 			neuron_hw_exec_reset(nd, eq->nc->index, code);
 			neuron_dev_exit(nd, idx);
 		}
-		neuron_exec_busy_add(eq);
+		neuron_exec_busy_add_locked(eq);
 		eq->running = NULL;
 		cancel_delayed_work(&eq->timeout_work);
 	}
@@ -466,8 +485,6 @@ static void neuron_exec_stop(struct neuron_exec_queue *eq, struct neuron_job *jo
 		if (neuron_exec_matches(j, which, owner))
 			list_move_tail(&j->node, &cancel);
 	spin_unlock_irq(&eq->lock);
-	if (!eq->running)
-		neuron_exec_idle_state(eq);
 	if (job)
 		neuron_exec_finish(eq, job, err);
 	list_for_each_entry_safe(j, tmp, &cancel, node) {
@@ -484,7 +501,7 @@ static void neuron_exec_timeout_work(struct work_struct *work)
 	struct neuron_nc *nc = eq->nc;
 
 	mutex_lock(&eq->run_lock);
-	if (!eq->running || neuron_exec_collect(eq))
+	if (!eq->running || neuron_exec_collect_locked(eq))
 		goto out;
 	if (time_before(jiffies, eq->deadline)) {
 		eq->timer_at = eq->deadline;
@@ -494,18 +511,18 @@ static void neuron_exec_timeout_work(struct work_struct *work)
 	dev_warn_ratelimited(&nc->nd->dev,
 			     "execution on NC %u overran its timeout, NC reset\n",
 			     nc->index);
-	neuron_nc_set_state(nc, NEURON_NC_RESETTING);
-	neuron_exec_stop(eq, eq->running, -ETIMEDOUT, NEURON_EXEC_ALL, NULL,
-			 NEURON_NOTIFY_EXEC_TIMEOUT);
+	WRITE_ONCE(eq->resetting, true);
+	neuron_exec_stop_locked(eq, eq->running, -ETIMEDOUT, NEURON_EXEC_ALL, NULL,
+				NEURON_NOTIFY_EXEC_TIMEOUT);
 	atomic64_inc(&nc->resets);
 	trace_neuron_nc_reset(nc->nd->minor, nc->index, NEURON_RESET_EXEC_TIMEOUT);
-	neuron_nc_reset_done(nc, true);
+	WRITE_ONCE(eq->resetting, false);
 	/* run_lock is a mutex: the events may sleep under it. */
 	neuron_nl_event(nc->nd, NEURON_EVENT_EXEC_TIMEOUT, nc->index, 0);
 	neuron_nl_event(nc->nd, NEURON_EVENT_NC_RESET, nc->index,
 			NEURON_RESET_EXEC_TIMEOUT);
 out:
-	neuron_exec_start_next(eq);
+	neuron_exec_start_next_locked(eq);
 	mutex_unlock(&eq->run_lock);
 }
 
@@ -535,42 +552,45 @@ static struct neuron_exec_queue *neuron_exec_queue_get(struct neuron_nc *nc)
 	INIT_LIST_HEAD(&eq->pending);
 	INIT_WORK(&eq->done_work, neuron_exec_done_work);
 	INIT_DELAYED_WORK(&eq->timeout_work, neuron_exec_timeout_work);
-	eq->fence_ctx = dma_fence_context_alloc(1);
+	neuron_timeline_init(&eq->timeline, &eq->lock);
+	/*
+	 * A core that computes in its waiters' threads (exec_drive) ends
+	 * only in one of them, which collects the execution at once: only
+	 * other cores interrupt.
+	 */
+	eq->irq = !nd->hal->ops->exec_drive;
 	ret = -ENODEV;
-	if (neuron_dev_enter(nd, &idx)) {
-		ret = neuron_hw_coherent_alloc(nd, sizeof(*eq->status), &va,
-					       &eq->status_iova, &eq->status_cookie);
-		/*
-		 * A core that computes in its waiters' threads
-		 * (exec_drive) ends only in one of them, which collects
-		 * the execution at once: only other cores interrupt.
-		 */
-		eq->irq = !nd->hal->ops->exec_drive;
-		if (!ret) {
-			eq->status = va;
-			if (eq->irq)
-				ret = neuron_hw_irq_request(nd, NEURON_IRQ_EXEC(nc->index),
-							    neuron_exec_irq, eq);
-			if (ret)
-				neuron_hw_coherent_free(nd, sizeof(*eq->status), va,
-							eq->status_iova,
-							eq->status_cookie);
-		}
-		/*
-		 * Published inside the guard, so removal sees it. The release
-		 * pairs with the acquires of neuron_exec_queue_get(), the
-		 * cancel and removal.
-		 */
-		if (!ret)
-			/* Pairs with the acquires: the queue is set up. */
-			smp_store_release(&nc->exec, eq);
-		neuron_dev_exit(nd, idx);
+	if (!neuron_dev_enter(nd, &idx))
+		goto err_free;
+	ret = neuron_hw_coherent_alloc(nd, sizeof(*eq->status), &va,
+				       &eq->status_iova, &eq->status_cookie);
+	if (ret)
+		goto err_exit;
+	eq->status = va;
+	if (eq->irq) {
+		ret = neuron_hw_irq_request(nd, NEURON_IRQ_EXEC(nc->index),
+					    neuron_exec_irq, eq);
+		if (ret)
+			goto err_status;
 	}
-	if (ret) {
-		mutex_destroy(&eq->run_lock);
-		kfree(eq);
-		eq = ERR_PTR(ret);
-	}
+	/*
+	 * Published inside the guard, so removal sees it. Pairs with the
+	 * acquires of neuron_exec_queue_get(), the cancel and removal: a
+	 * queue seen is fully set up.
+	 */
+	smp_store_release(&nc->exec, eq);
+	neuron_dev_exit(nd, idx);
+	goto out;
+
+err_status:
+	neuron_hw_coherent_free(nd, sizeof(*eq->status), va, eq->status_iova,
+				eq->status_cookie);
+err_exit:
+	neuron_dev_exit(nd, idx);
+err_free:
+	mutex_destroy(&eq->run_lock);
+	kfree(eq);
+	eq = ERR_PTR(ret);
 out:
 	mutex_unlock(&nc->lock);
 	return eq;
@@ -593,30 +613,41 @@ static int neuron_exec_queue_job(struct neuron_exec_queue *eq, struct neuron_job
 		ret = -EAGAIN;
 	} else {
 		eq->depth++;
-		job->fence.seqno = ++eq->fence_seqno;
+		/* The seqno in the queue's order, and the queue's reference. */
+		neuron_job_queued_locked(job, &eq->timeline);
 		list_add_tail(&job->node, &eq->pending);
 		trace_neuron_exec_submit(eq->nc->nd->minor, eq->nc->index,
 					 job->fence.seqno);
-		neuron_job_get(job);
 	}
 	spin_unlock_irq(&eq->lock);
 	if (ret)
 		return ret;
 	mutex_lock(&eq->run_lock);
-	neuron_exec_start_next(eq);
+	neuron_exec_start_next_locked(eq);
 	mutex_unlock(&eq->run_lock);
 	return 0;
 }
 
-/*
- * The execution's part of the job: the model, the bound objects, the
- * file. Takes the caller's reference on @model. *@ncs gets the NCs the
- * bound objects are charged to.
+/**
+ * neuron_exec_job_new() - the one constructor of an execution (a job)
+ * @nf: the submitting file.
+ * @x: the EXECUTE request (its bindings are read from user memory).
+ * @model: the model; its reference passes to the execution, whatever
+ *	happens.
+ * @eq: the queue of the model's NC.
+ * @ncs: gets the NCs the bound objects are charged to, besides the
+ *	model's.
+ *
+ * Looks the bound objects up (references), checks them against the
+ * slots. Return: the execution (the caller's reference; neuron_job_put()
+ * gives everything back), or an ERR_PTR (-ENOMEM, -EFAULT, -ENOENT,
+ * -EINVAL).
  */
-static struct neuron_exec_job *neuron_exec_bind(struct neuron_file *nf,
-						struct neuron_execute *x,
-						struct neuron_model *model,
-						u64 *ncs)
+static struct neuron_exec_job *neuron_exec_job_new(struct neuron_file *nf,
+						   struct neuron_execute *x,
+						   struct neuron_model *model,
+						   struct neuron_exec_queue *eq,
+						   u64 *ncs)
 {
 	u32 handles[NEURON_MAX_SLOTS];
 	struct neuron_exec_job *ej;
@@ -629,8 +660,10 @@ static struct neuron_exec_job *neuron_exec_bind(struct neuron_file *nf,
 		return ERR_PTR(-ENOMEM);
 	}
 	ej->model = model;
-	ej->nf = neuron_file_get(nf);
 	ej->timeout_ms = x->timeout_ms ?: READ_ONCE(neuron_exec_timeout_ms);
+	/* From here on the job gives back what it holds itself. */
+	neuron_job_init(&ej->job, &neuron_exec_job_ops, &eq->timeline, eq->nc, nf);
+	*ncs = BIT_ULL(model->nc);
 	if (model->nslots &&
 	    copy_from_user(handles, u64_to_user_ptr(x->bindings),
 			   model->nslots * sizeof(handles[0])))
@@ -648,8 +681,9 @@ static struct neuron_exec_job *neuron_exec_bind(struct neuron_file *nf,
 		*ncs |= BIT_ULL(mem->nc);
 	}
 	return ej;
+
 err:
-	neuron_exec_ej_free(ej);
+	neuron_job_put(&ej->job);
 	return ERR_PTR(ret);
 }
 
@@ -662,7 +696,7 @@ int neuron_ioctl_execute(struct neuron_file *nf, void *arg)
 	struct neuron_exec_job *ej;
 	struct neuron_model *model;
 	struct neuron_job *job;
-	u64 seqno = 0, ncs, mine;
+	u64 seqno = 0, ncs;
 	int ret;
 
 	x->seqno = 0;
@@ -675,51 +709,39 @@ int neuron_ioctl_execute(struct neuron_file *nf, void *arg)
 	model = neuron_model_lookup(nf, x->model);
 	if (!model)
 		return -ENOENT;
-	if (x->nbindings != model->nslots) {
-		neuron_model_put(model);
-		return -EINVAL;
+	ret = -EINVAL;
+	if (x->nbindings != model->nslots)
+		goto err_model;
+	eq = neuron_exec_queue_get(neuron_nc_get(nd, model->nc));
+	if (IS_ERR(eq)) {
+		ret = PTR_ERR(eq);
+		goto err_model;
 	}
-	mine = BIT_ULL(model->nc);
-	ncs = mine;
-	ej = neuron_exec_bind(nf, x, model, &ncs);	/* takes the model's reference */
+	ej = neuron_exec_job_new(nf, x, model, eq, &ncs);	/* takes the model */
 	if (IS_ERR(ej))
 		return PTR_ERR(ej);
+	job = &ej->job;
 	/*
 	 * The model's NC is the file's, and the bound objects' NCs nobody
 	 * else's, until the execution is queued: then a release cancels it.
 	 */
-	ret = neuron_nc_enter(nf, ncs, mine);
+	ret = neuron_nc_enter(nf, ncs, BIT_ULL(eq->nc->index));
+	if (ret)
+		goto out;
+	if (!wait) {
+		ret = neuron_job_seq_reserve(nf, &seqno);
+		if (ret)
+			goto out_nc;
+	}
+	ret = neuron_exec_queue_job(eq, job);
 	if (ret) {
-		neuron_exec_ej_free(ej);
-		return ret;
-	}
-	eq = neuron_exec_queue_get(neuron_nc_get(nd, model->nc));
-	if (IS_ERR(eq)) {
-		neuron_nc_exit(nf, ncs);
-		neuron_exec_ej_free(ej);
-		return PTR_ERR(eq);
-	}
-	job = neuron_job_new(nd, &eq->lock, eq->fence_ctx);
-	if (!job) {
-		neuron_nc_exit(nf, ncs);
-		neuron_exec_ej_free(ej);
-		return -ENOMEM;
-	}
-	job->exec = ej;		/* the job gives it back */
-	job->nc = eq->nc;
-	job->wait = neuron_exec_job_wait;
-
-	if (!wait)
-		ret = neuron_async_reserve(nf, &seqno);
-	if (!ret) {
-		ret = neuron_exec_queue_job(eq, job);
-		if (ret && !wait)
-			neuron_async_unreserve(nf, seqno);
-		else if (!wait)
-			neuron_async_publish(nf, seqno, job);
+		if (!wait)
+			neuron_job_seq_unreserve(nf, seqno);
+		goto out_nc;
 	}
 	neuron_nc_exit(nf, ncs);
-	if (ret || !wait) {
+	if (!wait) {
+		neuron_job_seq_publish(nf, seqno, job);
 		x->seqno = seqno;
 		goto out;
 	}
@@ -729,10 +751,16 @@ int neuron_ioctl_execute(struct neuron_file *nf, void *arg)
 		x->status = neuron_exec_status(ret);
 		ret = 0;
 	}
+	goto out;
+
+out_nc:
+	neuron_nc_exit(nf, ncs);
 out:
-	if (ret)
-		x->seqno = 0;
 	neuron_job_put(job);
+	return ret;
+
+err_model:
+	neuron_model_put(model);
 	return ret;
 }
 
@@ -751,12 +779,12 @@ void neuron_exec_cancel_file(struct neuron_device *nd, u32 nci,
 	if (!eq)
 		return;
 	mutex_lock(&eq->run_lock);
-	neuron_exec_collect(eq);
+	neuron_exec_collect_locked(eq);
 	run = eq->running;
 	if (run && !neuron_exec_matches(run, NEURON_EXEC_OF, owner))
 		run = NULL;	/* someone else's: it goes on */
-	neuron_exec_stop(eq, run, -ECANCELED, NEURON_EXEC_OF, owner, 0);
-	neuron_exec_start_next(eq);
+	neuron_exec_stop_locked(eq, run, -ECANCELED, NEURON_EXEC_OF, owner, 0);
+	neuron_exec_start_next_locked(eq);
 	mutex_unlock(&eq->run_lock);
 }
 
@@ -787,14 +815,14 @@ void neuron_exec_handover_locked(struct neuron_device *nd, u32 nci,
 		return;
 	}
 	mutex_lock(&eq->run_lock);
-	neuron_exec_collect(eq);
+	neuron_exec_collect_locked(eq);
 	run = eq->running;
 	if (run && !neuron_exec_matches(run, NEURON_EXEC_NOT_OF, owner))
 		run = NULL;	/* the new owner's own (it held the NC before) */
-	neuron_exec_stop(eq, run, -ECANCELED, NEURON_EXEC_NOT_OF, owner, 0);
+	neuron_exec_stop_locked(eq, run, -ECANCELED, NEURON_EXEC_NOT_OF, owner, 0);
 	if (!eq->running)
 		neuron_nc_sem_clear(nd, nci);
-	neuron_exec_start_next(eq);
+	neuron_exec_start_next_locked(eq);
 	mutex_unlock(&eq->run_lock);
 }
 

@@ -7,14 +7,17 @@
 #define _NEURON_EXEC_H
 
 #include <linux/kref.h>
+#include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
-#include "neuron_drv.h"
+#include <neuron.h>
 
-struct neuron_job;
+#include "ndhal/ndhal.h"
+#include "neuron_common.h"
+#include "neuron_job.h"
 
 /**
  * struct neuron_model - a loaded model
@@ -52,11 +55,11 @@ struct neuron_model {
 };
 
 /**
- * struct neuron_exec_job - what an execution holds (neuron_job.exec)
+ * struct neuron_exec_job - an execution (a job: neuron_job.h)
+ * @job: the job: its fence, its file (whose release cancels what it left
+ *	queued or running, and whose NC's new owner cancels what any other
+ *	file left), its NC.
  * @model: the model (a reference).
- * @nf: the submitting file (a reference: its address is nobody else's
- *	while the job lives); its release cancels what it left queued or
- *	running, a new owner of the NC what any other file left.
  * @timeout_ms: how long it may run once started.
  * @started: when it was handed to the core (local_clock(), ns: cheap where
  *	the clocksource is slow to read, as HPET under emulation), 0 before
@@ -65,13 +68,18 @@ struct neuron_model {
  * @bound: the memory objects bound to the slots (references).
  */
 struct neuron_exec_job {
+	struct neuron_job job;
 	struct neuron_model *model;
-	struct neuron_file *nf;
 	u32 timeout_ms;
 	u64 started;
 	u32 nbound;
 	struct neuron_mem *bound[];
 };
+
+static inline struct neuron_exec_job *neuron_job_to_exec(struct neuron_job *job)
+{
+	return container_of(job, struct neuron_exec_job, job);
+}
 
 /**
  * struct neuron_exec_queue - the executions of one NeuronCore
@@ -83,13 +91,13 @@ struct neuron_exec_job {
  * @running: the job the core runs, or NULL.
  * @depth: jobs queued or running (at most exec_queue_depth).
  * @dead: the device is going: no more submissions.
+ * @resetting: the core is being reset (an execution overran its timeout).
  * @seq: number of the execution handed to the core last.
  * @deadline: jiffies when @running overruns its timeout.
  * @started: when @running was handed to the core (local_clock(), ns: its
  *	busy time).
  * @timer_at: jiffies when @timeout_work is due while it is pending.
- * @fence_ctx: dma_fence context of the NC's executions.
- * @fence_seqno: last fence seqno given.
+ * @timeline: the fences of the NC's executions (their lock: @lock).
  * @hw: what the core is handed (neuron_exec_start(); under @run_lock).
  * @status: host memory the core writes its struct neuron_exec_hw_status
  *	into (coherent, see ndhal_ops.coherent_alloc).
@@ -109,12 +117,12 @@ struct neuron_exec_queue {
 	struct neuron_job *running;
 	u32 depth;
 	bool dead;
+	bool resetting;
 	u32 seq;
 	unsigned long deadline;
 	u64 started;
 	unsigned long timer_at;
-	u64 fence_ctx;
-	u64 fence_seqno;
+	struct neuron_timeline timeline;
 	struct ndhal_exec hw;
 	struct neuron_exec_hw_status *status;
 	u64 status_iova;
@@ -148,8 +156,6 @@ struct neuron_model *neuron_model_lookup(struct neuron_file *nf, u32 handle);
 void neuron_model_put(struct neuron_model *model);
 void neuron_file_model_init(struct neuron_file *nf);
 void neuron_file_model_release(struct neuron_file *nf);
-int neuron_ioctl_model_load(struct neuron_file *nf, void *arg);
-int neuron_ioctl_model_unload(struct neuron_file *nf, void *arg);
 #if IS_ENABLED(CONFIG_KUNIT)
 int neuron_model_slot_check(const struct neuron_model_slot *s);
 int neuron_tpb_check_block(const struct neuron_tpb_insn *insns, u32 count,
@@ -158,16 +164,16 @@ int neuron_tpb_check_block(const struct neuron_tpb_insn *insns, u32 count,
 #endif
 
 /* neuron_exec.c */
-int neuron_ioctl_execute(struct neuron_file *nf, void *arg);
 int neuron_exec_wait(struct neuron_nc *nc, int (*check)(void *arg), void *arg,
 		     ktime_t deadline, bool intr);
-void neuron_exec_cancel_file(struct neuron_device *nd, u32 nc,
+void neuron_exec_cancel_file(struct neuron_device *nd, u32 nci,
 			     const struct neuron_file *owner);
 void neuron_exec_file_release(struct neuron_file *nf);
-void neuron_exec_handover_locked(struct neuron_device *nd, u32 nc,
+void neuron_exec_handover_locked(struct neuron_device *nd, u32 nci,
 				 const struct neuron_file *owner);
 void neuron_exec_unplug(struct neuron_device *nd);
 void neuron_exec_release(struct neuron_device *nd);
-void neuron_exec_job_drop(struct neuron_job *job);
+bool neuron_exec_queue_busy(struct neuron_exec_queue *eq);
+bool neuron_exec_queue_resetting(struct neuron_exec_queue *eq);
 
 #endif /* _NEURON_EXEC_H */

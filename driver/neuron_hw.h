@@ -6,12 +6,33 @@
  * checked once when the device is created (neuron_hal_check()); the
  * optional ones (init, fini) are tested here. Calls that may reach the
  * hardware are made inside the removal guard (docs/locking.md), except the
- * release paths listed there.
+ * release paths listed there; each wrapper asserts it (neuron_hw_assert()).
  */
 #ifndef _NEURON_HW_H
 #define _NEURON_HW_H
 
-#include "neuron_drv.h"
+#include <linux/lockdep.h>
+#include <linux/sched.h>
+#include <linux/srcu.h>
+
+#include "neuron_device.h"
+#include "neuron_mem.h"
+
+/*
+ * A call into the backend is made inside @nd's removal guard, or on a
+ * path that may reach it outside: the thread creating or removing the
+ * device (nd->setup_task), or the giving back of a backend resource
+ * (nd->res_lock held, neuron_hw_res_put()). Checked under lockdep only
+ * (srcu_read_lock_held() knows nothing without it).
+ */
+static inline void neuron_hw_assert(struct neuron_device *nd)
+{
+#ifdef CONFIG_DEBUG_LOCK_ALLOC
+	WARN_ON_ONCE(debug_locks && !srcu_read_lock_held(&nd->unplug_srcu) &&
+		     READ_ONCE(nd->setup_task) != current &&
+		     !lockdep_is_held(&nd->res_lock));
+#endif
+}
 
 static inline const char *neuron_hw_name(struct neuron_device *nd)
 {
@@ -20,11 +41,13 @@ static inline const char *neuron_hw_name(struct neuron_device *nd)
 
 static inline int neuron_hw_init(struct neuron_device *nd)
 {
+	neuron_hw_assert(nd);
 	return nd->hal->ops->init ? nd->hal->ops->init(nd) : 0;
 }
 
 static inline void neuron_hw_fini(struct neuron_device *nd)
 {
+	neuron_hw_assert(nd);
 	if (nd->hal->ops->fini)
 		nd->hal->ops->fini(nd);
 }
@@ -32,35 +55,41 @@ static inline void neuron_hw_fini(struct neuron_device *nd)
 static inline int neuron_hw_dram_alloc(struct neuron_device *nd,
 				       struct neuron_mem *mem)
 {
+	neuron_hw_assert(nd);
 	return nd->hal->ops->dram_alloc(nd, mem);
 }
 
 static inline void neuron_hw_dram_free(struct neuron_device *nd,
 				       struct neuron_mem *mem)
 {
+	neuron_hw_assert(nd);
 	nd->hal->ops->dram_free(nd, mem);
 }
 
 static inline int neuron_hw_dma_map(struct neuron_device *nd, struct page **pages,
 				    unsigned long npages, u64 *iova)
 {
+	neuron_hw_assert(nd);
 	return nd->hal->ops->dma_map(nd, pages, npages, iova);
 }
 
 static inline void neuron_hw_dma_unmap(struct neuron_device *nd, u64 iova)
 {
+	neuron_hw_assert(nd);
 	nd->hal->ops->dma_unmap(nd, iova);
 }
 
 static inline int neuron_hw_coherent_alloc(struct neuron_device *nd, size_t size,
 					   void **va, u64 *iova, void **cookie)
 {
+	neuron_hw_assert(nd);
 	return nd->hal->ops->coherent_alloc(nd, size, va, iova, cookie);
 }
 
 static inline void neuron_hw_coherent_free(struct neuron_device *nd, size_t size,
 					   void *va, u64 iova, void *cookie)
 {
+	neuron_hw_assert(nd);
 	nd->hal->ops->coherent_free(nd, size, va, iova, cookie);
 }
 
@@ -68,80 +97,93 @@ static inline int neuron_hw_irq_request(struct neuron_device *nd,
 					unsigned int vector,
 					irq_handler_t handler, void *data)
 {
+	neuron_hw_assert(nd);
 	return nd->hal->ops->irq_request(nd, vector, handler, data);
 }
 
 static inline void neuron_hw_irq_free(struct neuron_device *nd,
 				      unsigned int vector)
 {
+	neuron_hw_assert(nd);
 	nd->hal->ops->irq_free(nd, vector);
 }
 
 static inline void neuron_hw_irq_sync(struct neuron_device *nd,
 				      unsigned int vector)
 {
+	neuron_hw_assert(nd);
 	nd->hal->ops->irq_sync(nd, vector);
 }
 
 static inline int neuron_hw_dma_queue_start(struct neuron_device *nd,
 					    const struct ndhal_dma_queue_cfg *cfg)
 {
+	neuron_hw_assert(nd);
 	return nd->hal->ops->dma_queue_start(nd, cfg);
 }
 
 static inline void neuron_hw_dma_queue_kick(struct neuron_device *nd, u32 engine,
 					    u32 queue, u32 prod)
 {
+	neuron_hw_assert(nd);
 	nd->hal->ops->dma_queue_kick(nd, engine, queue, prod);
 }
 
 static inline void neuron_hw_dma_queue_stop(struct neuron_device *nd, u32 engine,
 					    u32 queue)
 {
+	neuron_hw_assert(nd);
 	nd->hal->ops->dma_queue_stop(nd, engine, queue);
 }
 
-static inline int neuron_hw_notify_init(struct neuron_device *nd, u32 nc,
+static inline int neuron_hw_notify_init(struct neuron_device *nd, u32 nci,
 					u32 type, u64 iova, u32 entries, u32 key)
 {
-	return nd->hal->ops->notify_init(nd, nc, type, iova, entries, key);
+	neuron_hw_assert(nd);
+	return nd->hal->ops->notify_init(nd, nci, type, iova, entries, key);
 }
 
-static inline void neuron_hw_notify_fini(struct neuron_device *nd, u32 nc,
+static inline void neuron_hw_notify_fini(struct neuron_device *nd, u32 nci,
 					 u32 type)
 {
-	nd->hal->ops->notify_fini(nd, nc, type);
+	neuron_hw_assert(nd);
+	nd->hal->ops->notify_fini(nd, nci, type);
 }
 
-static inline int neuron_hw_notify_consume(struct neuron_device *nd, u32 nc,
+static inline int neuron_hw_notify_consume(struct neuron_device *nd, u32 nci,
 					   u32 type, u32 tail)
 {
-	return nd->hal->ops->notify_consume(nd, nc, type, tail);
+	neuron_hw_assert(nd);
+	return nd->hal->ops->notify_consume(nd, nci, type, tail);
 }
 
-static inline int neuron_hw_sem_update(struct neuron_device *nd, u32 nc,
+static inline int neuron_hw_sem_update(struct neuron_device *nd, u32 nci,
 				       u32 kind, u32 index, u32 op, u32 val,
 				       u32 *out)
 {
-	return nd->hal->ops->sem_update(nd, nc, kind, index, op, val, out);
+	neuron_hw_assert(nd);
+	return nd->hal->ops->sem_update(nd, nci, kind, index, op, val, out);
 }
 
 static inline int neuron_hw_exec_start(struct neuron_device *nd,
 				       const struct ndhal_exec *e)
 {
+	neuron_hw_assert(nd);
 	return nd->hal->ops->exec_start(nd, e);
 }
 
-static inline void neuron_hw_exec_reset(struct neuron_device *nd, u32 nc,
+static inline void neuron_hw_exec_reset(struct neuron_device *nd, u32 nci,
 					u32 code)
 {
-	nd->hal->ops->exec_reset(nd, nc, code);
+	neuron_hw_assert(nd);
+	nd->hal->ops->exec_reset(nd, nci, code);
 }
 
 /* Optional: -EAGAIN (nothing to do) for a backend without it. */
-static inline int neuron_hw_exec_drive(struct neuron_device *nd, u32 nc)
+static inline int neuron_hw_exec_drive(struct neuron_device *nd, u32 nci)
 {
-	return nd->hal->ops->exec_drive ? nd->hal->ops->exec_drive(nd, nc) : -EAGAIN;
+	neuron_hw_assert(nd);
+	return nd->hal->ops->exec_drive ? nd->hal->ops->exec_drive(nd, nci) : -EAGAIN;
 }
 
 #endif /* _NEURON_HW_H */

@@ -7,7 +7,8 @@
  */
 #include <linux/module.h>
 
-#include "neuron_drv.h"
+#include "neuron_common.h"
+#include "neuron_device.h"
 
 /*
  * Per-file limits: what one open file may hold at a time. Root changes

@@ -32,8 +32,15 @@
 #include <linux/slab.h>
 #include <kunit/visibility.h>
 
-#include "neuron_drv.h"
+#include "neuron_common.h"
+#include "neuron_nc.h"
+#include "neuron_device.h"
+#include "neuron_file.h"
+#include "neuron_mem.h"
+#include "neuron_ioctl.h"
 #include "neuron_hw.h"
+#include "neuron_compat.h"
+#include "ndhal/ndhal.h"
 
 /*
  * User-sized allocations (memory objects, models, rings) may fail: the
@@ -433,7 +440,7 @@ void neuron_file_handle_put(struct neuron_file *nf)
  * @owner: the file whose limits the memory is charged to until it is
  *	freed (the object takes a reference), or NULL (the driver's own).
  * @kind: NEURON_MEM_HOST or NEURON_MEM_DEVICE.
- * @nc: the NeuronCore it is charged to, checked by the caller.
+ * @nci: the NeuronCore it is charged to, checked by the caller.
  * @channel: DRAM channel or NEURON_MEM_CHANNEL_ANY (device memory).
  * @align: alignment of device memory (0: a page).
  * @size: bytes, at most NEURON_MEM_MAX_SIZE; rounded up to pages.
@@ -444,7 +451,7 @@ void neuron_file_handle_put(struct neuron_file *nf)
  * limit, -ENOMEM, the backend's).
  */
 struct neuron_mem *neuron_mem_new(struct neuron_device *nd,
-				  struct neuron_file *owner, u32 kind, u32 nc,
+				  struct neuron_file *owner, u32 kind, u32 nci,
 				  u32 channel, u64 align, u64 size)
 {
 	struct neuron_mem *mem;
@@ -454,7 +461,7 @@ struct neuron_mem *neuron_mem_new(struct neuron_device *nd,
 	if (!mem)
 		return ERR_PTR(-ENOMEM);
 	mem->kind = kind;
-	mem->nc = array_index_nospec(nc, nd->hal->arch->nc_count);
+	mem->nc = array_index_nospec(nci, nd->hal->arch->nc_count);
 	mem->size = PAGE_ALIGN(size);
 	mem->npages = mem->size >> PAGE_SHIFT;
 	ret = owner ? neuron_file_charge(owner, kind, mem->size) : 0;

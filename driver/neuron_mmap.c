@@ -33,8 +33,12 @@
 #include <linux/pseudo_fs.h>
 #include <kunit/visibility.h>
 
+#include "neuron_common.h"
+#include "neuron_device.h"
+#include "neuron_file.h"
+#include "neuron_mem.h"
+#include "neuron_notify.h"
 #include "neuron_compat.h"
-#include "neuron_drv.h"
 
 #define NEURON_FS_MAGIC		0x6e65726e	/* "nern" */
 

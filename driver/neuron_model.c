@@ -21,8 +21,15 @@
 #include <linux/uaccess.h>
 #include <kunit/visibility.h>
 
-#include "neuron_drv.h"
+#include "neuron_common.h"
+#include "neuron_nc.h"
+#include "neuron_device.h"
+#include "neuron_file.h"
+#include "neuron_mem.h"
+#include "neuron_ioctl.h"
+#include "neuron_copy.h"
 #include "neuron_exec.h"
+#include "ndhal/ndhal.h"
 
 /* The most host memory a load stages at a time. */
 #define NEURON_MODEL_STAGE_BYTES	SZ_1M
@@ -510,26 +517,31 @@ int neuron_ioctl_model_load(struct neuron_file *nf, void *arg)
 	model->nslots = l->nslots;
 
 	ret = neuron_model_read(nf, l, model, &src);
-	if (!ret)
-		ret = neuron_file_handle_get(nf);
-	if (!ret) {
-		/* Counted before the handle is seen (an UNLOAD may come at once). */
-		model->counted = true;
-		atomic_inc(&nd->nc[model->nc].models);
-		ret = neuron_model_place(nf, l, model, &src);
-	}
-	neuron_model_src_free(&src);
-	if (!ret)
-		ret = xa_alloc(&nf->models, &handle, model, XA_LIMIT(1, U32_MAX),
-			       GFP_KERNEL_ACCOUNT);
+	if (ret)
+		goto err_model;
+	ret = neuron_file_handle_get(nf);
+	if (ret)
+		goto err_model;
+	/* Counted before the handle is seen (an UNLOAD may come at once). */
+	model->counted = true;
+	atomic_inc(&nd->nc[model->nc].models);
+	ret = neuron_model_place(nf, l, model, &src);
+	if (ret)
+		goto err_model;
+	ret = xa_alloc(&nf->models, &handle, model, XA_LIMIT(1, U32_MAX),
+		       GFP_KERNEL_ACCOUNT);
 	if (ret) {
-		neuron_model_unhandle(nf, model);
 		if (ret == -EBUSY)
 			ret = -ENOSPC;
-		goto out;
+		goto err_model;
 	}
 	l->handle = handle;
+	goto out;
+
+err_model:
+	neuron_model_unhandle(nf, model);
 out:
+	neuron_model_src_free(&src);
 	neuron_nc_exit(nf, BIT_ULL(l->nc));
 	return ret;
 }

@@ -35,9 +35,17 @@
 #include <linux/wait.h>
 #include <linux/uidgid.h>
 
-#include "neuron_drv.h"
-#include "neuron_hw.h"
+#include "dma/neuron_dma.h"
+#include "neuron_common.h"
+#include "neuron_nc.h"
+#include "neuron_device.h"
+#include "neuron_file.h"
+#include "neuron_ioctl.h"
 #include "neuron_exec.h"
+#include "neuron_notify.h"
+#include "neuron_hw.h"
+#include "neuron_compat.h"
+#include "ndhal/ndhal.h"
 
 /**
  * neuron_nc_enter() - start acting on the NCs of @mask for @nf
@@ -183,8 +191,6 @@ static void neuron_nc_disown_locked(struct neuron_nc *nc)
 	put_pid(nc->owner_pid);
 	nc->owner_pid = NULL;
 	WRITE_ONCE(nc->owner, NULL);
-	if (nc->state == NEURON_NC_RESERVED)
-		nc->state = NEURON_NC_FREE;
 	/* An NC_SEM WAIT of the old owner ends with -EACCES. */
 	neuron_nc_wake(nc);
 }
@@ -220,7 +226,7 @@ int neuron_ioctl_nc_reserve(struct neuron_file *nf, void *arg)
 		nc = &nd->nc[i];
 		if (nc->owner && nc->owner != nf)
 			ret = -EBUSY;
-		else if (nc->state == NEURON_NC_FAILED)
+		else if (neuron_nc_state_locked(nc) == NEURON_NC_FAILED)
 			ret = -EIO;
 	}
 	for (i = 0; i < nd->hal->arch->nc_count && !ret; i++) {
@@ -230,8 +236,6 @@ int neuron_ioctl_nc_reserve(struct neuron_file *nf, void *arg)
 		nc->owner_pid = get_pid(task_tgid(current));
 		nc->owner_uid = current_euid();
 		WRITE_ONCE(nc->owner, nf);
-		if (nc->state == NEURON_NC_FREE)
-			nc->state = NEURON_NC_RESERVED;
 		added |= BIT_ULL(i);
 	}
 	neuron_nc_unlock_mask(nd, r->nc_mask);
@@ -305,37 +309,36 @@ void neuron_nc_file_release(struct neuron_file *nf)
 	neuron_nc_event_mask(nd, released, NEURON_EVENT_NC_RELEASED);
 }
 
-/*
- * The NC's core starts an execution (@running) or goes idle: its state
- * becomes NEURON_NC_RUNNING, or back to reserved or free. A resetting or
- * failed NC keeps its state.
+/**
+ * neuron_nc_state_locked() - the state of @nc, NEURON_NC_* of the uapi
+ * @nc: the NC; its lock held.
+ *
+ * Derived, not kept: out of service when its DMA queue could not restart
+ * (FAILED), RESETTING while a queue recovers from an error, a hang or a
+ * timeout, RUNNING while executions are queued or running on its core,
+ * else RESERVED or FREE by its owner. What the queues say of themselves
+ * are hints read without their locks: the state is a snapshot.
  */
-void neuron_nc_set_running(struct neuron_nc *nc, bool running)
+u32 neuron_nc_state_locked(struct neuron_nc *nc)
 {
-	mutex_lock(&nc->lock);
-	if (running && (nc->state == NEURON_NC_FREE || nc->state == NEURON_NC_RESERVED))
-		nc->state = NEURON_NC_RUNNING;
-	else if (!running && nc->state == NEURON_NC_RUNNING)
-		nc->state = nc->owner ? NEURON_NC_RESERVED : NEURON_NC_FREE;
-	mutex_unlock(&nc->lock);
-}
+	/* Pairs with the release of neuron_exec_queue_get(). */
+	struct neuron_exec_queue *eq = smp_load_acquire(&nc->exec);
 
-/* A reset of the NC ended (@ok: it is back in service). */
-void neuron_nc_reset_done(struct neuron_nc *nc, bool ok)
-{
-	mutex_lock(&nc->lock);
-	if (!ok)
-		nc->state = NEURON_NC_FAILED;
-	else
-		nc->state = nc->owner ? NEURON_NC_RESERVED : NEURON_NC_FREE;
-	mutex_unlock(&nc->lock);
+	lockdep_assert_held(&nc->lock);
+	if (neuron_dma_queue_failed(nc->dma))
+		return NEURON_NC_FAILED;
+	if (neuron_dma_queue_resetting(nc->dma) || neuron_exec_queue_resetting(eq))
+		return NEURON_NC_RESETTING;
+	if (neuron_exec_queue_busy(eq))
+		return NEURON_NC_RUNNING;
+	return nc->owner ? NEURON_NC_RESERVED : NEURON_NC_FREE;
 }
 
 /*
  * May the caller see who holds @nc (same uid, or CAP_SYS_ADMIN)? Called
  * with nc->lock held (NEURON_QUERY_NC_STATE, the netlink NC_GET).
  */
-bool neuron_nc_owner_visible(struct neuron_nc *nc)
+bool neuron_nc_owner_visible_locked(struct neuron_nc *nc)
 {
 	lockdep_assert_held(&nc->lock);
 	return uid_eq(nc->owner_uid, current_euid()) || capable(CAP_SYS_ADMIN);
@@ -381,10 +384,10 @@ noinline int neuron_query_nc_state(struct neuron_file *nf, struct neuron_query *
 		struct neuron_nc *nc = &nd->nc[i];
 
 		mutex_lock(&nc->lock);
-		a.nc[i].state = nc->state;
+		a.nc[i].state = neuron_nc_state_locked(nc);
 		if (nc->owner == nf)
 			a.nc[i].flags |= NEURON_NC_STATE_MINE;
-		if (nc->owner && neuron_nc_owner_visible(nc)) {
+		if (nc->owner && neuron_nc_owner_visible_locked(nc)) {
 			a.nc[i].flags |= NEURON_NC_STATE_OWNER;
 			a.nc[i].owner_pid = neuron_nc_owner_pid_locked(nc);
 			a.nc[i].owner_uid = from_kuid_munged(current_user_ns(),
@@ -526,18 +529,18 @@ int neuron_ioctl_nc_sem(struct neuron_file *nf, void *arg)
 }
 
 /**
- * neuron_nc_sem_changed() - the device changed a semaphore or event of NC @nc
+ * neuron_nc_sem_changed() - the device changed a semaphore or event of NC @nci
  * @nd: the device.
- * @nc: the NeuronCore, below the arch's count.
+ * @nci: the NeuronCore, below the arch's count.
  *
  * Called by a backend when a program running on the core changed one (the
  * simulator's SEM_SIGNAL, SEM_WAIT, EVENT_SET): wakes the NC_SEM waiters.
  * Any context but hard interrupt.
  */
-void neuron_nc_sem_changed(struct neuron_device *nd, u32 nc)
+void neuron_nc_sem_changed(struct neuron_device *nd, u32 nci)
 {
-	if (nc < nd->hal->arch->nc_count)
-		neuron_nc_wake(neuron_nc_get(nd, nc));
+	if (nci < nd->hal->arch->nc_count)
+		neuron_nc_wake(neuron_nc_get(nd, nci));
 }
 EXPORT_SYMBOL_NS_GPL(neuron_nc_sem_changed, NEURON_NS);
 

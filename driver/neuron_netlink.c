@@ -31,7 +31,11 @@
 
 #include <neuron_netlink.h>
 
-#include "neuron_drv.h"
+#include "neuron_common.h"
+#include "neuron_nc.h"
+#include "neuron_device.h"
+#include "neuron_mem.h"
+#include "ndhal/ndhal.h"
 
 /* The longest string attributes, without their NUL. */
 #define NEURON_NL_NAME_MAX	(NEURON_NAME_LEN / 2 - 1)
@@ -241,8 +245,8 @@ static int neuron_nl_fill_nc(struct sk_buff *skb, struct neuron_device *nd,
 	u32 state;
 
 	mutex_lock(&nc->lock);
-	state = nc->state;
-	if (nc->owner && neuron_nc_owner_visible(nc))
+	state = neuron_nc_state_locked(nc);
+	if (nc->owner && neuron_nc_owner_visible_locked(nc))
 		pid = neuron_nc_owner_pid_locked(nc);
 	mutex_unlock(&nc->lock);
 

@@ -12,7 +12,8 @@
 #include <linux/module.h>
 #include <linux/pci.h>
 
-#include "neuron_drv.h"
+#include "neuron_device.h"
+#include "ndhal/ndhal.h"
 
 /**
  * struct neuron_pci - PCI backend state of one device

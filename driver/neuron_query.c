@@ -10,7 +10,11 @@
 
 #include <neuron.h>
 
-#include "neuron_drv.h"
+#include "neuron_common.h"
+#include "neuron_device.h"
+#include "neuron_file.h"
+#include "neuron_ioctl.h"
+#include "ndhal/ndhal.h"
 
 static_assert(sizeof(struct neuron_query) == 40);
 static_assert(sizeof(struct neuron_device_info) == 152);

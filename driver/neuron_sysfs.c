@@ -18,7 +18,9 @@
 #include <linux/mutex.h>
 #include <linux/sysfs.h>
 
-#include "neuron_drv.h"
+#include "neuron_common.h"
+#include "neuron_nc.h"
+#include "neuron_device.h"
 
 static const char * const neuron_nc_state_names[] = {
 	[NEURON_NC_FREE] = "free",
@@ -33,7 +35,7 @@ static const char *neuron_nc_state_name(struct neuron_nc *nc)
 	u32 state;
 
 	mutex_lock(&nc->lock);
-	state = nc->state;
+	state = neuron_nc_state_locked(nc);
 	mutex_unlock(&nc->lock);
 	if (state >= ARRAY_SIZE(neuron_nc_state_names))
 		return "unknown";
@@ -104,7 +106,7 @@ static ssize_t state_show(struct device *dev, struct device_attribute *attr,
 
 	for (i = 0; i < count; i++) {
 		mutex_lock(&nd->nc[i].lock);
-		failed += nd->nc[i].state == NEURON_NC_FAILED;
+		failed += neuron_nc_state_locked(&nd->nc[i]) == NEURON_NC_FAILED;
 		mutex_unlock(&nd->nc[i].lock);
 	}
 	if (neuron_dev_unplugged(nd))

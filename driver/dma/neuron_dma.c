@@ -22,14 +22,22 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 
-#include "../neuron_drv.h"
-#include "../neuron_hw.h"
-#include "neuron_desc.h"
-#include "neuron_dma.h"
-#include "../neuron_exec.h"
-#include "../neuron_trace.h"
+#include "neuron_common.h"
+#include "neuron_nc.h"
+#include "neuron_device.h"
+#include "neuron_file.h"
+#include "neuron_mem.h"
+#include "neuron_job.h"
+#include "neuron_hw.h"
+#include "neuron_trace.h"
+#include "dma/neuron_dma.h"
+#include "dma/neuron_ring.h"
+#include "dma/neuron_desc.h"
+#include "ndhal/ndhal.h"
 
 static_assert(sizeof(struct neuron_dma_status) == 16);
+/* Every file's key fits the descriptors' key field. */
+static_assert(NEURON_FILE_KEY_MASK == NEURON_DESC_KEY);
 
 unsigned int neuron_job_timeout_ms = 10000;
 module_param_named(job_timeout_ms, neuron_job_timeout_ms, uint, 0644);
@@ -41,195 +49,110 @@ static unsigned long neuron_job_timeout(void)
 	return msecs_to_jiffies(clamp(READ_ONCE(neuron_job_timeout_ms), 10U, 600000U));
 }
 
-/* ---- jobs ---- */
-
-static const char *neuron_fence_driver_name(struct dma_fence *f)
-{
-	return "neuron";
-}
-
-static const char *neuron_fence_timeline_name(struct dma_fence *f)
-{
-	return container_of(f, struct neuron_job, fence)->exec ? "exec" : "dma";
-}
+/* ---- requests ---- */
 
 /*
- * Drop what the transfer used: the device mapping, pinned pages and their
- * charge to pinned_vm, the memory objects. Done when the job retires (so
+ * Give back what the transfer used: the device mapping, pinned pages and
+ * their charge to pinned_vm, the memory objects. At the request's end (so
  * an asynchronous call not yet collected by WAIT pins nothing), or at the
- * last put of a job that never reached the engine.
+ * last put of a request that never reached the engine.
  */
-static void neuron_job_drop(struct neuron_job *job)
+static void neuron_dma_req_retire(struct neuron_job *job)
 {
+	struct neuron_dma_req *req = neuron_job_to_dma(job);
 	struct neuron_device *nd = job->nd;
 	int i;
 
-	neuron_exec_job_drop(job);
-	if (job->iova)
-		neuron_hw_res_put(nd, &job->iova_res);
-	if (job->pages) {
-		unpin_user_pages_dirty_lock(job->pages, job->npages, job->dirty);
-		kvfree(job->pages);
-		job->pages = NULL;
+	if (req->iova)
+		neuron_hw_res_put(nd, &req->iova_res);
+	if (req->pages) {
+		unpin_user_pages_dirty_lock(req->pages, req->npages, req->dirty);
+		kvfree(req->pages);
+		req->pages = NULL;
 	}
-	neuron_pin_uncharge(&job->charge);
-	for (i = 0; i < ARRAY_SIZE(job->mem); i++) {
-		if (job->mem[i])
-			neuron_mem_put(job->mem[i]);
-		job->mem[i] = NULL;
+	neuron_pin_uncharge(&req->charge);
+	for (i = 0; i < ARRAY_SIZE(req->mem); i++) {
+		if (req->mem[i])
+			neuron_mem_put(req->mem[i]);
+		req->mem[i] = NULL;
 	}
 }
 
-static void neuron_job_unmap(struct neuron_device *nd, struct neuron_hw_res *res)
+static void neuron_dma_req_free(struct neuron_job *job)
 {
-	struct neuron_job *job = container_of(res, struct neuron_job, iova_res);
+	struct neuron_dma_req *req = neuron_job_to_dma(job);
 
-	neuron_hw_dma_unmap(nd, job->iova);
-	job->iova = 0;
+	kfree_rcu(req, job.fence.rcu);
+}
+
+static const struct neuron_job_ops neuron_dma_req_ops = {
+	.timeline = "dma",
+	.retire = neuron_dma_req_retire,
+	.free = neuron_dma_req_free,
+};
+
+static void neuron_dma_req_unmap(struct neuron_device *nd, struct neuron_hw_res *res)
+{
+	struct neuron_dma_req *req = container_of(res, struct neuron_dma_req, iova_res);
+
+	neuron_hw_dma_unmap(nd, req->iova);
+	req->iova = 0;
 }
 
 /**
- * neuron_job_map() - map the job's pages for the device
- * @job: the job, with its @pages pinned.
+ * neuron_dma_req_map() - map the request's pages for the device
+ * @req: the request, with its @pages pinned.
  *
- * Takes the removal guard. Return: 0 (@job->iova set), -ENODEV, or the
+ * Takes the removal guard. Return: 0 (@req->iova set), -ENODEV, or the
  * backend's error.
  */
-int neuron_job_map(struct neuron_job *job)
+int neuron_dma_req_map(struct neuron_dma_req *req)
 {
-	struct neuron_device *nd = job->nd;
+	struct neuron_device *nd = req->job.nd;
 	int idx, ret;
 
 	if (!neuron_dev_enter(nd, &idx))
 		return -ENODEV;
-	ret = neuron_hw_dma_map(nd, job->pages, job->npages, &job->iova);
+	ret = neuron_hw_dma_map(nd, req->pages, req->npages, &req->iova);
 	if (!ret)
-		neuron_hw_res_add(nd, &job->iova_res, neuron_job_unmap);
+		neuron_hw_res_add(nd, &req->iova_res, neuron_dma_req_unmap);
 	neuron_dev_exit(nd, idx);
 	return ret;
 }
 
-static void neuron_fence_release(struct dma_fence *f)
-{
-	struct neuron_job *job = container_of(f, struct neuron_job, fence);
-	struct neuron_device *nd = job->nd;
-
-	neuron_job_drop(job);
-	put_device(&nd->dev);
-	/* Fences are freed after an RCU grace period (dma_fence_free()). */
-	kfree_rcu(job, fence.rcu);
-}
-
-static const struct dma_fence_ops neuron_fence_ops = {
-	.get_driver_name = neuron_fence_driver_name,
-	.get_timeline_name = neuron_fence_timeline_name,
-	.release = neuron_fence_release,
-};
-
 /**
- * neuron_job_new() - a new job whose fence uses @lock and @fence_ctx
- * @nd: the device (the job holds a reference).
- * @lock: the fence's lock (its queue's).
- * @fence_ctx: the fence's context (its queue's).
+ * neuron_dma_req_new() - a new transfer for queue @q, the caller's (one
+ *	reference)
+ * @q: the queue.
+ * @nf: the submitting file (a reference is taken), or NULL for the
+ *	driver's own transfer.
  *
- * The caller owns the one reference; the seqno is given when the job is
- * queued. Return: the job or NULL.
+ * Return: the request, or NULL.
  */
-struct neuron_job *neuron_job_new(struct neuron_device *nd, spinlock_t *lock,
-				  u64 fence_ctx)
+struct neuron_dma_req *neuron_dma_req_new(struct neuron_dma_queue *q,
+					  struct neuron_file *nf)
 {
-	struct neuron_job *job = kzalloc(sizeof(*job), GFP_KERNEL);
+	struct neuron_dma_req *req = kzalloc(sizeof(*req), GFP_KERNEL);
 
-	if (!job)
-		return NULL;
-	dma_fence_init(&job->fence, &neuron_fence_ops, lock, fence_ctx, 0);
-	INIT_LIST_HEAD(&job->node);
-	job->nd = nd;
-	get_device(&job->nd->dev);
-	return job;
+	if (req)
+		neuron_job_init(&req->job, &neuron_dma_req_ops, &q->timeline, q->nc, nf);
+	return req;
 }
 
 /*
- * A new job for queue @q, owned by the caller (one reference). Its fence
- * takes the queue's lock and context now, and its seqno when it is queued
- * (in queue order, under the queue's locks): until then nobody else sees it.
+ * End @req with @status (or the error it was submitted with). Called with
+ * q->lock NOT held, the request off the pending list.
  */
-struct neuron_job *neuron_job_alloc(struct neuron_dma_queue *q)
-{
-	struct neuron_job *job = neuron_job_new(q->nd, &q->lock, q->fence_ctx);
-
-	if (job)
-		job->nc = q->nc;
-	return job;
-}
-
-void neuron_job_put(struct neuron_job *job)
-{
-	dma_fence_put(&job->fence);
-}
-
-/*
- * Retire @job with @status (or the error it was submitted with): drop its
- * resources, signal its fence, drop the queue's reference. Called with
- * q->lock NOT held, the job off the pending list.
- */
-static void neuron_job_finish(struct neuron_dma_queue *q, struct neuron_job *job,
-			      int status)
+static void neuron_dma_req_end(struct neuron_dma_queue *q, struct neuron_dma_req *req,
+			       int status)
 {
 	if (!status)
-		status = job->error;
-	/* User pages are unpinned (and dirtied) before anyone sees the fence. */
-	neuron_job_drop(job);
-	if (status) {
-		dma_fence_set_error(&job->fence, status);
+		status = req->error;
+	if (status)
 		atomic64_inc(&q->nc->jobs_failed);
-	}
-	trace_neuron_dma_complete(q->nd->minor, q->nc->index, job->fence.seqno,
+	trace_neuron_dma_complete(q->nd->minor, q->nc->index, req->job.fence.seqno,
 				  status);
-	dma_fence_signal(&job->fence);
-	neuron_job_put(job);
-}
-
-struct neuron_job_waiter {
-	struct dma_fence_cb cb;
-	struct task_struct *task;
-};
-
-static void neuron_job_wake(struct dma_fence *f, struct dma_fence_cb *cb)
-{
-	wake_up_process(container_of(cb, struct neuron_job_waiter, cb)->task);
-}
-
-/**
- * neuron_job_wait() - wait for a job, holding no guard and no lock
- * @job: the job; the caller holds a reference.
- * @deadline: absolute CLOCK_MONOTONIC time, KTIME_MAX for none.
- * @intr: interruptible (-ERESTARTSYS on a signal) or only killable
- *	(-EINTR on a fatal signal; the job goes on).
- *
- * Removal of the device fails every job still pending, so this returns
- * then too. Return: the job's status, -ETIME, -ERESTARTSYS or -EINTR.
- */
-int neuron_job_wait(struct neuron_job *job, ktime_t deadline, bool intr)
-{
-	struct neuron_job_waiter w = { .task = current };
-	int ret = 0;
-
-	if (job->wait)
-		return job->wait(job, deadline, intr);
-	if (dma_fence_add_callback(&job->fence, &w.cb, neuron_job_wake))
-		return neuron_job_status(job);
-	for (;;) {
-		set_current_state(intr ? TASK_INTERRUPTIBLE : TASK_KILLABLE);
-		if (neuron_job_done(job))
-			break;
-		ret = neuron_wait_step(deadline, intr);
-		if (ret)
-			break;
-	}
-	__set_current_state(TASK_RUNNING);
-	dma_fence_remove_callback(&job->fence, &w.cb);
-	return ret ? ret : neuron_job_status(job);
+	neuron_job_end(&req->job, status);
 }
 
 /* ---- the queue ---- */
@@ -266,7 +189,7 @@ static irqreturn_t neuron_dma_irq(int vector, void *data)
  * the engine stopped and its interrupt synchronised (or never started), so
  * nobody else touches the indices.
  */
-static int neuron_dma_queue_program(struct neuron_dma_queue *q)
+static int neuron_dma_queue_program_locked(struct neuron_dma_queue *q)
 {
 	struct neuron_device *nd = q->nd;
 	struct ndhal_dma_queue_cfg cfg = {
@@ -292,18 +215,18 @@ static int neuron_dma_queue_program(struct neuron_dma_queue *q)
 }
 
 /* Fail every pending job of @q with @status. Called with submit_lock held. */
-static void neuron_dma_fail_pending(struct neuron_dma_queue *q, int status)
+static void neuron_dma_fail_pending_locked(struct neuron_dma_queue *q, int status)
 {
-	struct neuron_job *job, *tmp;
+	struct neuron_dma_req *req, *tmp;
 	LIST_HEAD(failed);
 
 	lockdep_assert_held(&q->submit_lock);
 	spin_lock_irq(&q->lock);
 	list_splice_init(&q->pending, &failed);
 	spin_unlock_irq(&q->lock);
-	list_for_each_entry_safe(job, tmp, &failed, node) {
-		list_del_init(&job->node);
-		neuron_job_finish(q, job, status);
+	list_for_each_entry_safe(req, tmp, &failed, job.node) {
+		list_del_init(&req->job.node);
+		neuron_dma_req_end(q, req, status);
 	}
 }
 
@@ -322,12 +245,12 @@ static void neuron_dma_queue_reset(struct neuron_dma_queue *q)
 	int idx, ret;
 	u32 err;
 
-	/* Lock order: nc->lock before submit_lock, never inside it. */
-	neuron_nc_set_state(nc, NEURON_NC_RESETTING);
+	WRITE_ONCE(q->resetting, true);
 	mutex_lock(&q->submit_lock);
 	if (!neuron_dev_enter(nd, &idx)) {
 		/* Removal stops the queue and fails its jobs. */
 		mutex_unlock(&q->submit_lock);
+		WRITE_ONCE(q->resetting, false);
 		return;
 	}
 	neuron_hw_dma_queue_stop(nd, q->engine, 0);
@@ -342,22 +265,23 @@ static void neuron_dma_queue_reset(struct neuron_dma_queue *q)
 	else
 		dev_warn_ratelimited(&nd->dev, "DMA error %u on NC %u at packet %u, queue reset\n",
 				     err, nc->index, le32_to_cpu(READ_ONCE(st->error_index)));
-	neuron_dma_fail_pending(q, -EIO);
+	neuron_dma_fail_pending_locked(q, -EIO);
 	atomic64_inc(&nc->resets);
 	trace_neuron_nc_reset(nd->minor, nc->index,
 			      err == NEURON_DMA_ERR_HUNG ? NEURON_RESET_DMA_HANG :
 			      NEURON_RESET_DMA_ERROR);
-	ret = neuron_dma_queue_program(q);
+	ret = neuron_dma_queue_program_locked(q);
 	if (ret) {
 		dev_err(&nd->dev, "NC %u: DMA queue does not restart (%d)\n",
 			nc->index, ret);
 		spin_lock_irq(&q->lock);
 		q->stopped = true;
 		spin_unlock_irq(&q->lock);
+		WRITE_ONCE(q->failed, true);
 	}
 	neuron_dev_exit(nd, idx);
 	mutex_unlock(&q->submit_lock);
-	neuron_nc_reset_done(nc, !ret);
+	WRITE_ONCE(q->resetting, false);
 	wake_up_all(&q->wait);
 	/* The netlink events (process context, no lock held). */
 	if (err != NEURON_DMA_ERR_HUNG)
@@ -371,24 +295,24 @@ static void neuron_dma_retire_work(struct work_struct *work)
 {
 	struct neuron_dma_queue *q = container_of(work, struct neuron_dma_queue,
 						  retire_work);
-	struct neuron_job *job, *tmp;
+	struct neuron_dma_req *req, *tmp;
 	LIST_HEAD(done);
 	u32 err;
 
 	/* A reset takes submit_lock: tell lockdep on every run, not only then. */
 	might_lock(&q->submit_lock);
 	spin_lock_irq(&q->lock);
-	list_for_each_entry_safe(job, tmp, &q->pending, node) {
-		if (neuron_dma_before(q->done_idx, job->end))
+	list_for_each_entry_safe(req, tmp, &q->pending, job.node) {
+		if (neuron_dma_before(q->done_idx, req->end))
 			break;
-		list_move_tail(&job->node, &done);
+		list_move_tail(&req->job.node, &done);
 	}
 	err = q->error;
 	spin_unlock_irq(&q->lock);
 
-	list_for_each_entry_safe(job, tmp, &done, node) {
-		list_del_init(&job->node);
-		neuron_job_finish(q, job, 0);
+	list_for_each_entry_safe(req, tmp, &done, job.node) {
+		list_del_init(&req->job.node);
+		neuron_dma_req_end(q, req, 0);
 	}
 	if (err)
 		neuron_dma_queue_reset(q);
@@ -439,7 +363,7 @@ static void neuron_dma_queue_hw_free(struct neuron_dma_queue *q)
 }
 
 /* Called inside the removal guard, with nc->lock held (then submit_lock). */
-static struct neuron_dma_queue *neuron_dma_queue_create(struct neuron_nc *nc)
+static struct neuron_dma_queue *neuron_dma_queue_create_locked(struct neuron_nc *nc)
 {
 	struct neuron_device *nd = nc->nd;
 	struct neuron_dma_queue *q;
@@ -453,9 +377,9 @@ static struct neuron_dma_queue *neuron_dma_queue_create(struct neuron_nc *nc)
 	q->nc = nc;
 	q->engine = nc->index * nd->hal->arch->dma_engines_per_nc;
 	q->pattern_byte = -1;
-	q->fence_ctx = dma_fence_context_alloc(1);
 	mutex_init(&q->submit_lock);
 	spin_lock_init(&q->lock);
+	neuron_timeline_init(&q->timeline, &q->lock);
 	INIT_LIST_HEAD(&q->pending);
 	init_waitqueue_head(&q->wait);
 	INIT_WORK(&q->retire_work, neuron_dma_retire_work);
@@ -477,7 +401,7 @@ static struct neuron_dma_queue *neuron_dma_queue_create(struct neuron_nc *nc)
 	if (ret)
 		goto err_status;
 	mutex_lock(&q->submit_lock);
-	ret = neuron_dma_queue_program(q);
+	ret = neuron_dma_queue_program_locked(q);
 	mutex_unlock(&q->submit_lock);
 	if (ret)
 		goto err_irq;
@@ -515,16 +439,31 @@ struct neuron_dma_queue *neuron_dma_queue_get(struct neuron_nc *nc)
 		return ERR_PTR(-ENODEV);
 	mutex_lock(&nc->lock);
 	q = nc->dma;
-	if (nc->state == NEURON_NC_FAILED) {
+	if (q && READ_ONCE(q->failed)) {
 		q = ERR_PTR(-EIO);
 	} else if (!q) {
-		q = neuron_dma_queue_create(nc);
+		q = neuron_dma_queue_create_locked(nc);
 		if (!IS_ERR(q))
 			nc->dma = q;
 	}
 	mutex_unlock(&nc->lock);
 	neuron_dev_exit(nc->nd, idx);
 	return q;
+}
+
+/*
+ * What the NC's state says of its DMA queue (neuron_nc_state_locked()): a
+ * reset in progress, or a queue that could not restart (the NC is out of
+ * service). @q may be NULL (no queue yet). Hints: read without a lock.
+ */
+bool neuron_dma_queue_resetting(struct neuron_dma_queue *q)
+{
+	return q && READ_ONCE(q->resetting);
+}
+
+bool neuron_dma_queue_failed(struct neuron_dma_queue *q)
+{
+	return q && READ_ONCE(q->failed);
 }
 
 /* ---- submission ---- */
@@ -555,7 +494,7 @@ static bool neuron_dma_can_go(struct neuron_dma_queue *q, bool need_idle)
  * cover MMIO). Backends that ring a register must use writel() (not the
  * _relaxed form). Called inside the removal guard, submit_lock held.
  */
-static void neuron_dma_kick(struct neuron_dma_queue *q)
+static void neuron_dma_kick_locked(struct neuron_dma_queue *q)
 {
 	lockdep_assert_held(&q->submit_lock);
 	spin_lock_irq(&q->lock);
@@ -572,13 +511,13 @@ static void neuron_dma_kick(struct neuron_dma_queue *q)
  * Called with submit_lock held, inside the guard; returns 0 inside it, or
  * -EINTR (fatal signal) or -ENODEV (device gone) outside it.
  */
-static int neuron_dma_wait_room(struct neuron_dma_queue *q, int *idx,
-				bool need_idle)
+static int neuron_dma_wait_room_locked(struct neuron_dma_queue *q, int *idx,
+				       bool need_idle)
 {
 	struct neuron_device *nd = q->nd;
 
 	lockdep_assert_held(&q->submit_lock);
-	neuron_dma_kick(q);
+	neuron_dma_kick_locked(q);
 	neuron_dev_exit(nd, *idx);
 	if (wait_event_killable(q->wait, neuron_dma_can_go(q, need_idle)))
 		return -EINTR;
@@ -588,11 +527,11 @@ static int neuron_dma_wait_room(struct neuron_dma_queue *q, int *idx,
 }
 
 /*
- * Write one packet of @job at q->prod (@last: its last); the caller made
+ * Write one packet of @req at q->prod (@last: its last); the caller made
  * sure there is room.
  */
 static void neuron_dma_write_packet(struct neuron_dma_queue *q,
-				    const struct neuron_job *job, u64 src,
+				    const struct neuron_dma_req *req, u64 src,
 				    u64 dst, u32 len, bool irq, bool last)
 {
 	u32 gen = neuron_ring_gen(NEURON_DMA_RING_ENTRIES, q->prod);
@@ -604,10 +543,10 @@ static void neuron_dma_write_packet(struct neuron_dma_queue *q,
 	if (irq)
 		flags |= NEURON_DESC_INT;
 	neuron_desc_encode(rx, dst, len, gen, flags);
-	if (job->key) {
-		tx->meta = cpu_to_le32(job->tag);
-		rx->meta = cpu_to_le32((job->key & NEURON_DESC_KEY) |
-				       (last && job->report ? NEURON_DESC_KEY_END : 0));
+	if (req->key) {
+		tx->meta = cpu_to_le32(req->tag);
+		rx->meta = cpu_to_le32((req->key & NEURON_DESC_KEY) |
+				       (last && req->report ? NEURON_DESC_KEY_END : 0));
 	}
 	q->prod++;
 }
@@ -616,9 +555,9 @@ static void neuron_dma_write_packet(struct neuron_dma_queue *q,
  * The memset source: one page of @value per queue, mapped once. It is
  * refilled only when no queued packet reads it (the queue is idle).
  * Called inside the guard with submit_lock held; on error the guard is
- * left when the return is -ENODEV or a signal (as neuron_dma_wait_room()).
+ * left when the return is -ENODEV or a signal (as neuron_dma_wait_room_locked()).
  */
-static int neuron_dma_pattern(struct neuron_dma_queue *q, u8 value, int *idx)
+static int neuron_dma_pattern_locked(struct neuron_dma_queue *q, u8 value, int *idx)
 {
 	struct neuron_device *nd = q->nd;
 	int ret;
@@ -641,7 +580,7 @@ static int neuron_dma_pattern(struct neuron_dma_queue *q, u8 value, int *idx)
 			return 0;
 	}
 	if (!neuron_dma_can_go(q, true) || q->prod != q->done_idx) {
-		ret = neuron_dma_wait_room(q, idx, true);
+		ret = neuron_dma_wait_room_locked(q, idx, true);
 		if (ret)
 			return ret;
 		if (q->error || q->stopped)
@@ -653,51 +592,50 @@ static int neuron_dma_pattern(struct neuron_dma_queue *q, u8 value, int *idx)
 }
 
 /*
- * Queue @job (its packets end at q->prod, @bytes moved); see
+ * Queue @req (its packets end at q->prod, @bytes moved); see
  * neuron_dma_submit(). Called with submit_lock held.
  */
-static void neuron_dma_queue_job(struct neuron_dma_queue *q, struct neuron_job *job,
-				 u64 bytes)
+static void neuron_dma_queue_req_locked(struct neuron_dma_queue *q,
+					struct neuron_dma_req *req, u64 bytes)
 {
 	bool stopped;
 
 	lockdep_assert_held(&q->submit_lock);
-	job->end = q->prod;
-	neuron_job_get(job);
+	req->end = q->prod;
 	spin_lock_irq(&q->lock);
 	stopped = q->stopped;
+	/* The seqno in the queue's order, and the queue's reference. */
+	neuron_job_queued_locked(&req->job, &q->timeline);
 	if (!stopped) {
-		/* Fences of one context signal in order: the queue's order. */
-		job->fence.seqno = ++q->fence_seqno;
-		list_add_tail(&job->node, &q->pending);
-		/* Under the lock: before the job can retire. */
+		list_add_tail(&req->job.node, &q->pending);
+		/* Under the lock: before the request can end. */
 		trace_neuron_dma_submit(q->nd->minor, q->nc->index,
-					job->fence.seqno, bytes);
+					req->job.fence.seqno, bytes);
 	}
 	spin_unlock_irq(&q->lock);
 	atomic64_inc(&q->nc->jobs);
 	/* The engine is stopped for good: nothing reads the packets. */
 	if (stopped)
-		neuron_job_finish(q, job, -ENODEV);
+		neuron_dma_req_end(q, req, -ENODEV);
 }
 
 /**
  * neuron_dma_submit() - queue a transfer
  * @q: the queue.
- * @job: the job; the queue takes a reference until it is retired.
+ * @req: the request; the queue takes a reference until it ends.
  * @seg: what to move; with @seg->src_fixed the source is the queue's
  *	memset pattern of byte @seg->value.
  *
  * Call outside the removal guard: this enters it, and leaves it while it
  * sleeps for ring space. Splits @seg in packets of at most 64 KiB (one
- * page for a memset). Once a packet is written, @job is queued whatever
+ * page for a memset). Once a packet is written, @req is queued whatever
  * happens next, and fails with the error returned: its resources are never
  * dropped while the engine may still use them.
  *
  * Return: 0; or -ENODEV, -EIO, -EINTR (fatal signal), -ENOMEM. On an
- * error the job may have been queued (then it retires with that error).
+ * error the request may have been queued (then it ends with that error).
  */
-int neuron_dma_submit(struct neuron_dma_queue *q, struct neuron_job *job,
+int neuron_dma_submit(struct neuron_dma_queue *q, struct neuron_dma_req *req,
 		      const struct neuron_dma_seg *seg)
 {
 	struct neuron_device *nd = q->nd;
@@ -721,7 +659,7 @@ int neuron_dma_submit(struct neuron_dma_queue *q, struct neuron_job *job,
 		goto out;
 	}
 	if (seg->src_fixed) {
-		ret = neuron_dma_pattern(q, seg->value, &idx);
+		ret = neuron_dma_pattern_locked(q, seg->value, &idx);
 		if (ret == -ENODEV || ret == -EINTR)
 			in = false;
 		if (ret)
@@ -735,7 +673,7 @@ int neuron_dma_submit(struct neuron_dma_queue *q, struct neuron_job *job,
 
 		if (!neuron_dma_can_go(q, false) ||
 		    !neuron_ring_space(NEURON_DMA_RING_ENTRIES, q->prod, q->done_idx)) {
-			ret = neuron_dma_wait_room(q, &idx, false);
+			ret = neuron_dma_wait_room_locked(q, &idx, false);
 			if (ret) {
 				in = false;
 				break;
@@ -745,16 +683,16 @@ int neuron_dma_submit(struct neuron_dma_queue *q, struct neuron_job *job,
 			ret = -EIO;
 			break;
 		}
-		neuron_dma_write_packet(q, job, src + (seg->src_fixed ? 0 : off),
+		neuron_dma_write_packet(q, req, src + (seg->src_fixed ? 0 : off),
 					seg->dst + off, len, irq, last);
 		off += len;
 	}
 out:
 	if (q->prod != first) {
-		job->error = ret;
-		neuron_dma_queue_job(q, job, off);
+		req->error = ret;
+		neuron_dma_queue_req_locked(q, req, off);
 		if (in)
-			neuron_dma_kick(q);
+			neuron_dma_kick_locked(q);
 	}
 	if (in)
 		neuron_dev_exit(nd, idx);
@@ -796,7 +734,7 @@ void neuron_dma_unplug(struct neuron_device *nd)
 		cancel_work_sync(&q->retire_work);
 		neuron_hw_dma_queue_stop(nd, q->engine, 0);
 		mutex_lock(&q->submit_lock);
-		neuron_dma_fail_pending(q, -ENODEV);
+		neuron_dma_fail_pending_locked(q, -ENODEV);
 		neuron_dma_queue_hw_free(q);
 		mutex_unlock(&q->submit_lock);
 	}

@@ -5,13 +5,13 @@
  * itself from objects the caller owns; userspace never writes descriptors
  * or addresses.
  *
- * Work is submitted as jobs (struct neuron_job). A job carries a dma_fence
- * that is signalled when the job retires, with its error set first when it
- * failed; whoever waits for a job (WAIT, a synchronous copy) waits on that
- * fence, and holds a reference of its own on it, never on the queue.
+ * A transfer is a request (struct neuron_dma_req), which is a job of the
+ * job layer (neuron_job.h): its fence is signalled when it ends; whoever
+ * waits for it (WAIT, a synchronous copy) waits on that fence with a
+ * reference of its own, never on the queue.
  *
  * A transfer is split in packets of one TX and one RX descriptor of equal
- * length (at most 64 KiB). The last packet of a job, and at least one
+ * length (at most 64 KiB). The last packet of a request, and at least one
  * packet in every NEURON_DMA_INT_EVERY, asks for an interrupt; the engine
  * then writes how many packets it completed into struct neuron_dma_status
  * in host memory and raises the NC's DMA interrupt. That count is
@@ -29,8 +29,9 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
-#include "../neuron_drv.h"
-#include "neuron_ring.h"
+#include "neuron_common.h"
+#include "neuron_job.h"
+#include "dma/neuron_ring.h"
 
 #define NEURON_DMA_RING_ENTRIES	4096
 #define NEURON_DMA_INT_EVERY	(NEURON_DMA_RING_ENTRIES / 4)
@@ -57,11 +58,6 @@ struct neuron_dma_status {
 #define NEURON_DMA_ERR_BOGUS	4	/* driver side: nonsense in the status */
 #define NEURON_DMA_ERR_HUNG	5	/* driver side: no progress in time */
 
-struct neuron_device;
-struct neuron_mem;
-struct neuron_nc;
-struct neuron_exec_job;
-
 /**
  * struct neuron_dma_seg - a piece of a transfer
  * @src: device address read (TX side).
@@ -80,41 +76,30 @@ struct neuron_dma_seg {
 };
 
 /**
- * struct neuron_job - a piece of device work, from submission to retirement
- * @fence: signalled at retirement; its refcount is the job's (the
- *	submitter's, the queue's until retired, a file's while the caller
- *	may still WAIT for it).
- * @node: entry in the queue's pending list.
- * @nd: the device; a reference is held for the job's life.
- * @end: queue index after the job's last packet.
- * @error: an error known at submission (the job was cut short): the
- *	fence's error at retirement even if the engine did what it got.
+ * struct neuron_dma_req - a transfer, from submission to its end (a job)
+ * @job: the job (neuron_job.h): its fence, its file, its NC.
+ * @end: queue index after the request's last packet.
+ * @error: an error known at submission (it was cut short): its status at
+ *	the end even if the engine did what it got.
  * @key: the submitting file's notification key (struct neuron_file.key),
- *	0 for the driver's own transfers: the engine reports the job only
- *	into the NC's queues of that file (struct neuron_udma_desc).
+ *	0 for the driver's own transfers: the engine reports the request
+ *	only into the NC's queues of that file (struct neuron_udma_desc).
  * @report: its end is worth a COMPLETION entry (a synchronous copy of
  *	user memory has one, at its last window's end).
- * @tag: what the job's COMPLETION or ERROR entry carries as its data:
+ * @tag: what the request's COMPLETION or ERROR entry carries as its data:
  *	the sequence number of an asynchronous call, 0 for a synchronous one.
  * @mem: memory objects the transfer uses (references).
  * @pages: host pages the transfer uses (pinned user pages).
  * @npages: entries in @pages.
  * @dirty: the device wrote @pages.
  * @iova: device address of @pages, 0 when not mapped.
- * @iova_res: the mapping as a backend resource (given back at retirement
- *	or at the device's removal).
+ * @iova_res: the mapping as a backend resource (given back at the end or
+ *	at the device's removal).
  * @charge: the charge of @pages to the caller's pinned memory
  *	(asynchronous copies of user memory), returned with them.
- * @exec: an execution (neuron_exec.c): its model and bound objects, given
- *	back when it ends; NULL for a transfer.
- * @nc: the NC the job runs on.
- * @wait: optional: how its waiters wait (an execution's lend the NC their
- *	CPU, neuron_exec_wait()); NULL: on the fence alone.
  */
-struct neuron_job {
-	struct dma_fence fence;
-	struct list_head node;
-	struct neuron_device *nd;
+struct neuron_dma_req {
+	struct neuron_job job;
 	u32 end;
 	int error;
 	u32 key;
@@ -127,10 +112,12 @@ struct neuron_job {
 	u64 iova;
 	struct neuron_hw_res iova_res;
 	struct neuron_pin_charge charge;
-	struct neuron_exec_job *exec;
-	struct neuron_nc *nc;
-	int (*wait)(struct neuron_job *job, ktime_t deadline, bool intr);
 };
+
+static inline struct neuron_dma_req *neuron_job_to_dma(struct neuron_job *job)
+{
+	return container_of(job, struct neuron_dma_req, job);
+}
 
 /**
  * struct neuron_dma_queue - a DMA queue the driver owns
@@ -145,18 +132,22 @@ struct neuron_job {
  * @pattern_iova: its device address.
  * @pattern_byte: the byte it holds, -1 before the first MEMSET.
  * @submit_lock: serialises submitters, queue resets and removal.
- * @lock: guards @pending, @published, @done_idx, @error, @stopped and
- *	@fence_seqno; taken in the interrupt handler. Also the fences' lock.
+ * @lock: guards @pending, @published, @done_idx, @error, @stopped and the
+ *	timeline's seqno; taken in the interrupt handler. Also the fences'
+ *	lock.
  * @prod: packets written; under @submit_lock.
  * @published: @prod as last handed to the engine.
  * @done_idx: packets the engine completed, validated.
  * @progress: @done_idx when the hang timer last looked.
  * @error: NEURON_DMA_ERR_* seen, 0 when none.
  * @stopped: the device is gone or the queue could not be restarted: no
- *	more submissions, every pending job failed.
- * @fence_ctx: dma_fence context of the queue.
- * @fence_seqno: last fence seqno given.
- * @pending: jobs not retired, in submission order.
+ *	more submissions, every pending request failed.
+ * @resetting: a reset after an error or a hang is in progress (the NC
+ *	shows NEURON_NC_RESETTING).
+ * @failed: the queue could not be restarted after a reset: the NC is out
+ *	of service (NEURON_NC_FAILED) for good.
+ * @timeline: the fences of the queue's requests (their lock: @lock).
+ * @pending: requests not ended, in submission order.
  * @wait: submitters waiting for ring space.
  * @retire_work: retires completed jobs, resets the queue on error.
  * @hang_work: declares the queue hung when it stops making progress.
@@ -179,8 +170,9 @@ struct neuron_dma_queue {
 	u32 progress;
 	u32 error;
 	bool stopped;
-	u64 fence_ctx;
-	u64 fence_seqno;
+	bool resetting;
+	bool failed;
+	struct neuron_timeline timeline;
 	struct list_head pending;
 	wait_queue_head_t wait;
 	struct work_struct retire_work;
@@ -190,35 +182,14 @@ struct neuron_dma_queue {
 extern unsigned int neuron_job_timeout_ms;
 
 struct neuron_dma_queue *neuron_dma_queue_get(struct neuron_nc *nc);
-struct neuron_job *neuron_job_new(struct neuron_device *nd, spinlock_t *lock,
-				  u64 fence_ctx);
-struct neuron_job *neuron_job_alloc(struct neuron_dma_queue *q);
-void neuron_job_put(struct neuron_job *job);
-int neuron_dma_submit(struct neuron_dma_queue *q, struct neuron_job *job,
+struct neuron_dma_req *neuron_dma_req_new(struct neuron_dma_queue *q,
+					  struct neuron_file *nf);
+int neuron_dma_req_map(struct neuron_dma_req *req);
+bool neuron_dma_queue_resetting(struct neuron_dma_queue *q);
+bool neuron_dma_queue_failed(struct neuron_dma_queue *q);
+int neuron_dma_submit(struct neuron_dma_queue *q, struct neuron_dma_req *req,
 		      const struct neuron_dma_seg *seg);
-int neuron_job_wait(struct neuron_job *job, ktime_t deadline, bool intr);
-int neuron_job_map(struct neuron_job *job);
 void neuron_dma_unplug(struct neuron_device *nd);
 void neuron_dma_release(struct neuron_device *nd);
-
-static inline struct neuron_job *neuron_job_get(struct neuron_job *job)
-{
-	dma_fence_get(&job->fence);
-	return job;
-}
-
-/* True once @job is retired; its fence's error is then final. */
-static inline bool neuron_job_done(struct neuron_job *job)
-{
-	return dma_fence_is_signaled(&job->fence);
-}
-
-/* 0 or the negative errno the job retired with; valid once done. */
-static inline int neuron_job_status(struct neuron_job *job)
-{
-	int status = dma_fence_get_status(&job->fence);
-
-	return status < 0 ? status : 0;
-}
 
 #endif /* _NEURON_DMA_H */

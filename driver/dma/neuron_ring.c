@@ -5,9 +5,9 @@
 #include <linux/log2.h>
 #include <linux/mm.h>
 
-#include "../neuron_drv.h"
-#include "../neuron_hw.h"
-#include "neuron_ring.h"
+#include "neuron_device.h"
+#include "neuron_hw.h"
+#include "dma/neuron_ring.h"
 
 int neuron_ring_alloc(struct neuron_device *nd, struct neuron_ring *r,
 		      u32 entries, u32 esize)

@@ -16,6 +16,8 @@
 
 #include <neuron.h>
 
+#include "neuron_common.h"
+
 /*
  * Interrupt vectors of a device: one per NeuronCore for its DMA queues,
  * then one per NeuronCore for its notification queues.

@@ -3,7 +3,7 @@
  * ndhal register maps: the layouts several archs share. Numbers from public
  * facts, see docs/hw-facts.md ("Register maps"). Const data only.
  */
-#include "ndhal_regs.h"
+#include "ndhal/ndhal_regs.h"
 
 /*
  * One DMA engine's window (the same engine block on v1, v2 and v3): the TX

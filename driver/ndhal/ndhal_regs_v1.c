@@ -10,7 +10,7 @@
  */
 #include <linux/kernel.h>
 
-#include "ndhal_regs.h"
+#include "ndhal/ndhal_regs.h"
 
 /*
  * Engines of NeuronCore k are 3k..3k+2 (our numbering: ndhal_arch's rule

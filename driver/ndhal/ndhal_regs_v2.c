@@ -5,7 +5,7 @@
  */
 #include <linux/kernel.h>
 
-#include "ndhal_regs.h"
+#include "ndhal/ndhal_regs.h"
 
 /*
  * The register window of BAR0 starts at 0x30000000. Engines 0-15 belong to

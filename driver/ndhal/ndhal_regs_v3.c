@@ -7,7 +7,7 @@
  */
 #include <linux/kernel.h>
 
-#include "ndhal_regs.h"
+#include "ndhal/ndhal_regs.h"
 
 /*
  * Engines 0-127: group g (0-3, die g / 2) holds engines 32g..32g+31, 1 MiB

@@ -10,8 +10,8 @@
 
 #include <neuron.h>
 
-#include "ndhal.h"
-#include "ndhal_regs.h"
+#include "ndhal/ndhal.h"
+#include "ndhal/ndhal_regs.h"
 
 const struct ndhal_arch ndhal_arch_v1 = {
 	.arch = NEURON_ARCH_V1,

@@ -10,9 +10,9 @@
 
 #include <neuron.h>
 
-#include "../neuron_compat.h"
-#include "ndhal.h"
-#include "ndhal_regs.h"
+#include "neuron_compat.h"
+#include "ndhal/ndhal.h"
+#include "ndhal/ndhal_regs.h"
 
 const struct ndhal_arch ndhal_arch_v3 = {
 	.arch = NEURON_ARCH_V3,

@@ -30,9 +30,13 @@
 
 #include <neuron.h>
 
-#include "../neuron_compat.h"
-#include "sim.h"
-#include "sim_notify.h"
+#include "neuron_common.h"
+#include "neuron_device.h"
+#include "neuron_mem.h"
+#include "neuron_compat.h"
+#include "ndhal/ndhal.h"
+#include "sim/sim.h"
+#include "sim/sim_notify.h"
 
 #define NEURON_SIM_MAX_ID	65535
 #define NEURON_SIM_MAX_MEM_MB	65536
@@ -427,7 +431,7 @@ static struct neuron_sim_dev *neuron_sim_find(u32 id)
  * machine's RAM: every page of simulated DRAM in use is a page of RAM, so
  * it could never be backed; or out of memory), the probe's error.
  */
-static int neuron_sim_create(u32 id, const struct ndhal *hal, u32 mem_mb)
+static int neuron_sim_create_locked(u32 id, const struct ndhal *hal, u32 mem_mb)
 {
 	struct neuron_sim_dev *sd;
 	int i, ret;
@@ -494,7 +498,7 @@ err_put:
 }
 
 /* Destroy a simulated device. Called with neuron_sim_lock held. */
-static void neuron_sim_destroy(struct neuron_sim_dev *sd)
+static void neuron_sim_destroy_locked(struct neuron_sim_dev *sd)
 {
 	lockdep_assert_held(&neuron_sim_lock);
 	list_del(&sd->list);
@@ -549,7 +553,7 @@ static ssize_t new_device_store(NEURON_BUS_CONST struct bus_type *bus,
 		goto out;
 
 	mutex_lock(&neuron_sim_lock);
-	ret = neuron_sim_create(id, hal, mem_mb);
+	ret = neuron_sim_create_locked(id, hal, mem_mb);
 	mutex_unlock(&neuron_sim_lock);
 out:
 	kfree(spec);
@@ -571,7 +575,7 @@ static ssize_t del_device_store(NEURON_BUS_CONST struct bus_type *bus,
 	mutex_lock(&neuron_sim_lock);
 	sd = neuron_sim_find(id);
 	if (sd)
-		neuron_sim_destroy(sd);
+		neuron_sim_destroy_locked(sd);
 	mutex_unlock(&neuron_sim_lock);
 	return sd ? count : -ENOENT;
 }
@@ -596,7 +600,7 @@ static void neuron_sim_destroy_all(void)
 	mutex_lock(&neuron_sim_lock);
 	neuron_sim_closing = true;
 	list_for_each_entry_safe_reverse(sd, tmp, &neuron_sim_devs, list)
-		neuron_sim_destroy(sd);
+		neuron_sim_destroy_locked(sd);
 	mutex_unlock(&neuron_sim_lock);
 }
 
@@ -618,7 +622,7 @@ static int neuron_sim_create_param(void)
 			return ret;
 		}
 		mutex_lock(&neuron_sim_lock);
-		ret = neuron_sim_create(i, hal, mem_mb);
+		ret = neuron_sim_create_locked(i, hal, mem_mb);
 		mutex_unlock(&neuron_sim_lock);
 		if (ret) {
 			pr_err("neuron_sim: cannot create simulated device %d: %d\n",

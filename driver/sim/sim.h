@@ -16,7 +16,9 @@
 #include <linux/mutex.h>
 #include <linux/xarray.h>
 
-#include "../neuron_drv.h"
+#include "neuron_device.h"
+#include "neuron_mem.h"
+#include "neuron_nc.h"
 
 /*
  * Host addresses the device uses are IOVAs of the simulated IOMMU, all at

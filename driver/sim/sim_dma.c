@@ -23,11 +23,14 @@
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
-#include "../dma/neuron_desc.h"
-#include "../dma/neuron_dma.h"
-#include "../dma/neuron_ring.h"
-#include "sim.h"
-#include "sim_notify.h"
+#include "neuron_common.h"
+#include "neuron_device.h"
+#include "dma/neuron_dma.h"
+#include "dma/neuron_ring.h"
+#include "dma/neuron_desc.h"
+#include "ndhal/ndhal.h"
+#include "sim/sim.h"
+#include "sim/sim_notify.h"
 
 /**
  * struct neuron_sim_queue - state of one simulated DMA queue
@@ -75,9 +78,10 @@ struct neuron_sim_dma {
  * The page behind device address @addr: DRAM below, IOMMU above (its lock
  * held; @map caches the last mapping).
  */
-static struct page *neuron_sim_page(struct neuron_sim_dev *sd, u64 addr,
-				    struct neuron_sim_map **map)
+static struct page *neuron_sim_page_locked(struct neuron_sim_dev *sd, u64 addr,
+					   struct neuron_sim_map **map)
 {
+	lockdep_assert_held(&sd->iommu.lock);
 	if (addr < NEURON_SIM_IOVA_BASE) {
 		if (addr >= sd->nd->dram_size)
 			return NULL;
@@ -99,8 +103,8 @@ static int neuron_sim_move(struct neuron_sim_dev *sd, u64 src, u64 dst, u32 len)
 	while (len) {
 		u32 n = min3(len, (u32)(PAGE_SIZE - offset_in_page(src)),
 			     (u32)(PAGE_SIZE - offset_in_page(dst)));
-		struct page *sp = neuron_sim_page(sd, src, &smap);
-		struct page *dp = neuron_sim_page(sd, dst, &dmap);
+		struct page *sp = neuron_sim_page_locked(sd, src, &smap);
+		struct page *dp = neuron_sim_page_locked(sd, dst, &dmap);
 		void *s, *d;
 
 		if (!sp || !dp) {

@@ -9,7 +9,7 @@
 #include <linux/highmem.h>
 #include <linux/slab.h>
 
-#include "sim.h"
+#include "sim/sim.h"
 
 /**
  * struct neuron_sim_map - one mapping

@@ -36,8 +36,11 @@
 
 #include <neuron.h>
 
-#include "sim.h"
-#include "sim_notify.h"
+#include "neuron_common.h"
+#include "neuron_device.h"
+#include "ndhal/ndhal.h"
+#include "sim/sim.h"
+#include "sim/sim_notify.h"
 
 /**
  * struct neuron_sim_notify_q - one queue of the device

@@ -57,9 +57,13 @@
 
 #include <neuron.h>
 
-#include "sim.h"
-#include "sim_notify.h"
-#include "sim_tpb.h"
+#include "neuron_common.h"
+#include "neuron_nc.h"
+#include "neuron_device.h"
+#include "ndhal/ndhal.h"
+#include "sim/sim.h"
+#include "sim/sim_notify.h"
+#include "sim/sim_tpb.h"
 
 /* The longest a drive computes before it returns (-EINPROGRESS), in ns. */
 #define NEURON_SIM_TPB_SLICE	(4 * NSEC_PER_MSEC)
@@ -389,8 +393,8 @@ static bool neuron_sim_tpb_valid(struct neuron_sim_tpb_core *core, u32 eng,
 /* ---- semaphores and events ---- */
 
 /* The NC's semaphore (@kind 0) or event (@kind 1) @index; sd->sem_lock held. */
-static u32 *neuron_sim_tpb_sem(struct neuron_sim_tpb_core *core, u32 kind,
-			       u32 index)
+static u32 *neuron_sim_tpb_sem_locked(struct neuron_sim_tpb_core *core, u32 kind,
+				      u32 index)
 {
 	lockdep_assert_held(&core->sd->sem_lock);
 	return &core->sd->sems[(core->nc * 2 + kind) * NEURON_SIM_SEMS + index];
@@ -410,7 +414,7 @@ static enum neuron_sim_turn neuron_sim_tpb_sync(struct neuron_sim_tpb_core *core
 	spin_lock(&core->sd->sem_lock);
 	switch (in->opcode) {
 	case NEURON_TPB_SEM_SIGNAL:
-		v = neuron_sim_tpb_sem(core, NEURON_SEM_KIND_SEMAPHORE, in->index);
+		v = neuron_sim_tpb_sem_locked(core, NEURON_SEM_KIND_SEMAPHORE, in->index);
 		if (*v > U32_MAX - in->imm) {
 			turn = NEURON_SIM_FAULT;
 		} else {
@@ -419,7 +423,7 @@ static enum neuron_sim_turn neuron_sim_tpb_sync(struct neuron_sim_tpb_core *core
 		}
 		break;
 	case NEURON_TPB_SEM_WAIT:
-		v = neuron_sim_tpb_sem(core, NEURON_SEM_KIND_SEMAPHORE, in->index);
+		v = neuron_sim_tpb_sem_locked(core, NEURON_SEM_KIND_SEMAPHORE, in->index);
 		if (*v >= in->imm) {
 			*v -= in->imm;
 			*changed = true;
@@ -428,12 +432,12 @@ static enum neuron_sim_turn neuron_sim_tpb_sync(struct neuron_sim_tpb_core *core
 		}
 		break;
 	case NEURON_TPB_EVENT_SET:
-		v = neuron_sim_tpb_sem(core, NEURON_SEM_KIND_EVENT, in->index);
+		v = neuron_sim_tpb_sem_locked(core, NEURON_SEM_KIND_EVENT, in->index);
 		*changed = *v != in->imm;
 		*v = in->imm;
 		break;
 	default:
-		v = neuron_sim_tpb_sem(core, NEURON_SEM_KIND_EVENT, in->index);
+		v = neuron_sim_tpb_sem_locked(core, NEURON_SEM_KIND_EVENT, in->index);
 		if (*v != in->imm)
 			turn = NEURON_SIM_WAITING;
 		break;
@@ -717,7 +721,7 @@ static int neuron_sim_tpb_run(struct neuron_sim_tpb_core *core, u64 deadline)
  * Write the status of the execution (status, then seq) and raise the
  * interrupt, unless a reset stopped it. @lock held.
  */
-static int neuron_sim_tpb_write_status(struct neuron_sim_tpb_core *core, u32 status)
+static int neuron_sim_tpb_write_status_locked(struct neuron_sim_tpb_core *core, u32 status)
 {
 	struct neuron_sim_iommu *mmu = &core->sd->iommu;
 	u64 iova = core->exec.status_iova;
@@ -736,9 +740,10 @@ static int neuron_sim_tpb_write_status(struct neuron_sim_tpb_core *core, u32 sta
 					(__force u32)cpu_to_le32(core->exec.seq));
 }
 
-static void neuron_sim_tpb_report(struct neuron_sim_tpb_core *core, u32 status)
+static void neuron_sim_tpb_report_locked(struct neuron_sim_tpb_core *core, u32 status)
 {
-	if (!neuron_sim_tpb_write_status(core, status))
+	lockdep_assert_held(&core->lock);
+	if (!neuron_sim_tpb_write_status_locked(core, status))
 		neuron_sim_raise_irq(core->sd, NEURON_IRQ_EXEC(core->nc));
 }
 
@@ -752,7 +757,7 @@ static void neuron_sim_tpb_end(struct neuron_sim_tpb_core *core, u32 status)
 		if (status == NEURON_EXEC_DEVICE_ERROR)
 			neuron_sim_notify(core->sd, core->nc, NEURON_NOTIFY_ERROR,
 					  NEURON_NOTIFY_EXEC_FAULT, 0);
-		neuron_sim_tpb_report(core, status);
+		neuron_sim_tpb_report_locked(core, status);
 		core->running = false;
 	}
 	mutex_unlock(&core->lock);
@@ -861,7 +866,7 @@ int neuron_sim_exec_start(struct neuron_device *nd, const struct ndhal_exec *e)
 	WRITE_ONCE(core->stop, false);
 	if (READ_ONCE(tpb->instant)) {
 		/* Done at once, unrun: the status written, no interrupt. */
-		neuron_sim_tpb_write_status(core, NEURON_EXEC_OK);
+		neuron_sim_tpb_write_status_locked(core, NEURON_EXEC_OK);
 		goto out;
 	}
 	core->running = true;

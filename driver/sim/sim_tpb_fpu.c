@@ -22,7 +22,7 @@
 
 #include <neuron.h>
 
-#include "sim_tpb.h"
+#include "sim/sim_tpb.h"
 
 /* ---- fp32 leaves: called only inside an FPU section ---- */
 

@@ -23,9 +23,14 @@
 
 #include <neuron.h>
 
-#include "../neuron_drv.h"
-#include "../dma/neuron_notify.h"
-#include "../sim/sim_notify.h"
+#include "neuron_common.h"
+#include "neuron_device.h"
+#include "neuron_mem.h"
+#include "neuron_ioctl.h"
+#include "neuron_notify.h"
+#include "neuron_compat.h"
+#include "ndhal/ndhal.h"
+#include "sim/sim_notify.h"
 
 static const struct ndhal_arch *const neuron_test_archs[] = {
 	&ndhal_arch_v1, &ndhal_arch_v2, &ndhal_arch_v3,

@@ -13,9 +13,13 @@
 
 #include <neuron.h>
 
-#include "../neuron_drv.h"
-#include "../dma/neuron_desc.h"
-#include "../dma/neuron_ring.h"
+#include "neuron_common.h"
+#include "neuron_device.h"
+#include "neuron_mem.h"
+#include "neuron_copy.h"
+#include "dma/neuron_ring.h"
+#include "dma/neuron_desc.h"
+#include "ndhal/ndhal.h"
 
 static void ring_slot_and_gen(struct kunit *test)
 {

@@ -10,8 +10,7 @@
 
 #include <neuron.h>
 
-#include "../neuron_drv.h"
-#include "../neuron_exec.h"
+#include "neuron_exec.h"
 
 /* Regions: data 4 KiB (ro), scratch 4 KiB, slot 0 input 64 B, slot 1 output 64 B. */
 static void tpb_limits(struct neuron_tpb_limits *lim)

@@ -12,8 +12,8 @@
 
 #include <neuron.h>
 
-#include "../neuron_drv.h"
-#include "../ndhal/ndhal_regs.h"
+#include "ndhal/ndhal.h"
+#include "ndhal/ndhal_regs.h"
 
 static const struct ndhal_arch *const regs_archs[] = {
 	&ndhal_arch_v1, &ndhal_arch_v2, &ndhal_arch_v3,

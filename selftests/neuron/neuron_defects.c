@@ -1006,7 +1006,7 @@ static void *compute(void *arg)
 /*
  * Every NC of a v3 device runs 512 x 512 x 512 MATMULs without end, each
  * waited for by a thread; the device is removed. Every call ends within
- * 500 ms of the removal's start (a core stops between two output rows of
+ * 2 s of the removal's start (a core stops between two output rows of
  * a MATMUL, 256K multiply-adds at most). Before the fix removal waited for
  * each core's current instruction in turn (200 ms each on the debug
  * kernel).
@@ -1047,7 +1047,8 @@ TEST_F_TIMEOUT(defects, removal_ends_calls_at_once, 300)
 			last = c[i].done - t0;
 	}
 	TH_LOG("the last call ended %lld ms after the removal began", last / NS_PER_MS);
-	EXPECT_GT(500 * NS_PER_MS, last);
+	/* 8 computing threads on 2 emulated CPUs, KASAN and gcov: 2 s at most. */
+	EXPECT_GT(2000 * NS_PER_MS, last);
 	v3.created = false;
 	neuron_node_release(&v3);
 }

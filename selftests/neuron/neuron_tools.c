@@ -951,7 +951,7 @@ TEST_F(tools, monitor_interval_stats)
 	 * the stats are read from a short run ended by SIGTERM instead.
 	 */
 	char *const argv[] = { "neuron-monitor", "--interval", "0.2", NULL };
-	char path[PATH_MAX], buf[65536];
+	char path[PATH_MAX], buf[65536], want[32];
 	int out[2], exe, status;
 	size_t len = 0;
 	__s64 deadline;
@@ -972,7 +972,13 @@ TEST_F(tools, monitor_interval_stats)
 	}
 	close(exe);
 	close(out[1]);
-	deadline = neuron_now_ns() + 700 * 1000000LL;
+	/*
+	 * Until the device's stats line is out (a loaded debug kernel may
+	 * take seconds to start the tool: a fixed wait sent SIGTERM before
+	 * its handler was there), at most 20 s.
+	 */
+	snprintf(want, sizeof(want), "\"device\": %u,", self->node.minor);
+	deadline = neuron_now_ns() + 20000 * 1000000LL;
 	while (neuron_now_ns() < deadline) {
 		struct pollfd pfd = { .fd = out[0], .events = POLLIN };
 		ssize_t k;
@@ -983,6 +989,10 @@ TEST_F(tools, monitor_interval_stats)
 		if (k <= 0)
 			break;
 		len += k;
+		buf[len] = '\0';
+		p = strstr(buf, want);
+		if (p && strchr(p, '\n'))
+			break;
 	}
 	kill(pid, SIGTERM);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));

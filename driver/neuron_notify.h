@@ -1,18 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * neuron: notification queues, driver side. The entry points the core
- * calls are declared in neuron_drv.h; this header holds the layout of the
- * mmap offsets and the pure functions the KUnit suite reaches.
+ * neuron: notification queues, driver side (neuron_notify.c): the queues a
+ * file sets up on an NC, the layout of their mmap offsets, and the pure
+ * functions the KUnit suite reaches.
  */
 #ifndef _NEURON_NOTIFY_H
 #define _NEURON_NOTIFY_H
 
 #include <linux/build_bug.h>
+#include <linux/mm_types.h>
 #include <linux/types.h>
 
 #include <neuron.h>
 
-#include "../neuron_drv.h"
+#include "ndhal/ndhal.h"
+#include "neuron_common.h"
 
 /*
  * mmap offsets: the queues live below the memory objects' offsets
@@ -37,11 +39,19 @@ static_assert(sizeof(struct neuron_notify_setup) == 56);
 static_assert(sizeof(struct neuron_notify_wait) == 48);
 static_assert(sizeof(struct neuron_notify_teardown) == 16);
 
+int neuron_notify_device_init(struct neuron_device *nd);
+void neuron_notify_device_fini(struct neuron_device *nd);
+void neuron_notify_unplug(struct neuron_device *nd);
+void neuron_notify_file_release(struct neuron_file *nf);
+void neuron_notify_nc_revoke_locked(struct neuron_device *nd, u32 nci,
+				    struct neuron_file *keep);
+int neuron_notify_mmap(struct file *file, struct vm_area_struct *vma);
+
 #if IS_ENABLED(CONFIG_KUNIT)
 int neuron_notify_setup_check(const struct neuron_notify_setup *s,
 			      const struct ndhal_arch *arch);
 u64 neuron_notify_ring_size(u32 entries);
-u64 neuron_notify_mmap_offset(u32 nc, u32 type);
+u64 neuron_notify_mmap_offset(u32 nci, u32 type);
 int neuron_notify_mmap_slot(unsigned long pgoff, u32 *nc, u32 *type,
 			    unsigned long *first);
 bool neuron_notify_head_valid(u32 tail, u32 old_head, u32 new_head,

@@ -54,11 +54,18 @@
 #include <linux/wait.h>
 #include <kunit/visibility.h>
 
-#include "../neuron_compat.h"
-#include "../neuron_exec.h"
-#include "../neuron_hw.h"
-#include "../neuron_trace.h"
+#include "neuron_common.h"
+#include "neuron_nc.h"
+#include "neuron_device.h"
+#include "neuron_file.h"
+#include "neuron_mem.h"
+#include "neuron_ioctl.h"
+#include "neuron_exec.h"
 #include "neuron_notify.h"
+#include "neuron_hw.h"
+#include "neuron_trace.h"
+#include "neuron_compat.h"
+#include "ndhal/ndhal.h"
 
 #define NEURON_NOTIFY_SLOT_PGSHIFT	(NEURON_NOTIFY_MMAP_SHIFT - PAGE_SHIFT)
 #define NEURON_NOTIFY_SLOT_PGMASK	((1UL << NEURON_NOTIFY_SLOT_PGSHIFT) - 1)
@@ -281,7 +288,7 @@ static void neuron_notify_ring_put(struct neuron_notify_ring *ring)
  * possible. Called with q->lock held. Return: true if what waiters see
  * changed (head, overflow, or the queue just failed).
  */
-static bool neuron_notify_refresh(struct neuron_notify_queue *q)
+static bool neuron_notify_refresh_locked(struct neuron_notify_queue *q)
 {
 	u32 head, overflow;
 
@@ -323,7 +330,7 @@ static irqreturn_t neuron_notify_irq(int irq, void *data)
 		struct neuron_notify_queue *q = &row[t];
 
 		spin_lock(&q->lock);
-		changed = neuron_notify_refresh(q);
+		changed = neuron_notify_refresh_locked(q);
 		if (changed && q->eventfd)
 			neuron_eventfd_signal(q->eventfd);
 		spin_unlock(&q->lock);
@@ -334,25 +341,27 @@ static irqreturn_t neuron_notify_irq(int irq, void *data)
 }
 
 /* Take a reference on the interrupt of @nc. Under nn->lock. */
-static int neuron_notify_irq_get(struct neuron_device *nd,
-				 struct neuron_notify_dev *nn, u32 nc)
+static int neuron_notify_irq_get_locked(struct neuron_device *nd,
+					struct neuron_notify_dev *nn, u32 nci)
 {
 	int ret;
 
-	if (nn->irq_users[nc]++)
+	lockdep_assert_held(&nn->lock);
+	if (nn->irq_users[nci]++)
 		return 0;
-	ret = neuron_hw_irq_request(nd, NEURON_IRQ_NOTIFY(nc), neuron_notify_irq,
-				    nn->q[nc]);
+	ret = neuron_hw_irq_request(nd, NEURON_IRQ_NOTIFY(nci), neuron_notify_irq,
+				    nn->q[nci]);
 	if (ret)
-		nn->irq_users[nc]--;
+		nn->irq_users[nci]--;
 	return ret;
 }
 
-static void neuron_notify_irq_put(struct neuron_device *nd,
-				  struct neuron_notify_dev *nn, u32 nc)
+static void neuron_notify_irq_put_locked(struct neuron_device *nd,
+					 struct neuron_notify_dev *nn, u32 nci)
 {
-	if (!--nn->irq_users[nc])
-		neuron_hw_irq_free(nd, NEURON_IRQ_NOTIFY(nc));
+	lockdep_assert_held(&nn->lock);
+	if (!--nn->irq_users[nci])
+		neuron_hw_irq_free(nd, NEURON_IRQ_NOTIFY(nci));
 }
 
 /* ---- setup and teardown ---- */
@@ -380,20 +389,23 @@ static struct eventfd_ctx *neuron_notify_deactivate(struct neuron_notify_queue *
  * eventfd is signalled so that epoll users look and get -ENODEV. Under
  * nn->lock.
  */
-static void neuron_notify_stop(struct neuron_notify_dev *nn,
-			       struct neuron_notify_queue *q, bool signal)
+static void neuron_notify_stop_locked(struct neuron_notify_dev *nn,
+				      struct neuron_notify_queue *q, bool signal)
 {
 	struct neuron_device *nd = q->nd;
 	struct eventfd_ctx *efd;
 
+	lockdep_assert_held(&nn->lock);
 	efd = neuron_notify_deactivate(q);
 	neuron_hw_notify_fini(nd, q->nc, q->type);
-	neuron_notify_irq_put(nd, nn, q->nc);
+	neuron_notify_irq_put_locked(nd, nn, q->nc);
 	neuron_hw_dma_unmap(nd, q->iova);
 	neuron_notify_ring_put(q->ring);
 	q->ring = NULL;
 	q->iova = 0;
-	q->owner->nqueues--;
+	/* A file released during the removal left its queue ownerless. */
+	if (q->owner)
+		q->owner->nqueues--;
 	q->owner = NULL;
 	if (efd) {
 		if (signal)
@@ -458,7 +470,7 @@ int neuron_ioctl_notify_setup(struct neuron_file *nf, void *arg)
 	ret = neuron_hw_dma_map(nd, ring->pages, ring->npages, &iova);
 	if (ret)
 		goto err_unlock;
-	ret = neuron_notify_irq_get(nd, nn, s->nc);
+	ret = neuron_notify_irq_get_locked(nd, nn, s->nc);
 	if (ret)
 		goto err_unmap;
 
@@ -479,7 +491,7 @@ int neuron_ioctl_notify_setup(struct neuron_file *nf, void *arg)
 		/* Undo by hand: the eventfd is still the caller's to drop. */
 		neuron_notify_deactivate(q);
 		neuron_hw_notify_fini(nd, s->nc, s->type);
-		neuron_notify_irq_put(nd, nn, s->nc);
+		neuron_notify_irq_put_locked(nd, nn, s->nc);
 		goto err_unmap;
 	}
 	q->owner = nf;
@@ -490,8 +502,12 @@ int neuron_ioctl_notify_setup(struct neuron_file *nf, void *arg)
 	neuron_dev_exit(nd, idx);
 	neuron_nc_exit(nf, BIT_ULL(s->nc));
 
+	/*
+	 * Not from the ring: another thread of the file may tear the queue
+	 * down (and the ring go) as soon as nn->lock is dropped.
+	 */
 	s->mmap_offset = neuron_notify_mmap_offset(s->nc, s->type);
-	s->mmap_size = (u64)ring->npages << PAGE_SHIFT;
+	s->mmap_size = neuron_notify_ring_size(s->entries);
 	return 0;
 
 err_unmap:
@@ -527,7 +543,7 @@ int neuron_ioctl_notify_teardown(struct neuron_file *nf, void *arg)
 	if (nn->dead) {
 		ret = -ENODEV;
 	} else if (q->owner == nf) {
-		neuron_notify_stop(nn, q, false);
+		neuron_notify_stop_locked(nn, q, false);
 		ret = 0;
 	}
 	mutex_unlock(&nn->lock);
@@ -552,7 +568,7 @@ static int neuron_notify_check(struct neuron_notify_queue *q, u32 gen,
 	if (q->gen != gen) {
 		ret = -ENOENT;
 	} else {
-		neuron_notify_refresh(q);
+		neuron_notify_refresh_locked(q);
 		ret = q->error ? q->error : q->head != consumed;
 		*head = q->head;
 		*overflow = q->overflow;
@@ -625,7 +641,7 @@ int neuron_ioctl_notify_wait(struct neuron_file *nf, void *arg)
 		goto out_unlock;
 	}
 	spin_lock_irq(&q->lock);
-	neuron_notify_refresh(q);
+	neuron_notify_refresh_locked(q);
 	ret = q->error;
 	if (!ret && !neuron_notify_consume_valid(q->tail, q->head, w->consumed))
 		ret = -EINVAL;
@@ -750,9 +766,9 @@ int neuron_notify_mmap(struct file *file, struct vm_area_struct *vma)
 /* ---- files and devices ---- */
 
 /**
- * neuron_notify_nc_revoke_locked() - NC @nc changed hands: its queues are its owner's
+ * neuron_notify_nc_revoke_locked() - NC @nci changed hands: its queues are its owner's
  * @nd: the device.
- * @nc: the NC, just reserved by @keep (neuron_ioctl_nc_reserve(), which
+ * @nci: the NC, just reserved by @keep (neuron_ioctl_nc_reserve(), which
  *	holds its hold for writing: nobody sets a queue up meanwhile).
  * @keep: the new owner, whose own queues stay.
  *
@@ -761,42 +777,62 @@ int neuron_notify_mmap(struct file *file, struct vm_area_struct *vma)
  * signalled so that a poller looks, its mappings keep the frozen ring
  * (what the device wrote before the new owner had the NC).
  */
-void neuron_notify_nc_revoke_locked(struct neuron_device *nd, u32 nc,
+void neuron_notify_nc_revoke_locked(struct neuron_device *nd, u32 nci,
 				    struct neuron_file *keep)
 {
 	struct neuron_notify_dev *nn = nd->notify;
 	unsigned int t;
 	int idx;
 
-	lockdep_assert_held_write(&nd->nc[nc].hold);
+	lockdep_assert_held_write(&nd->nc[nci].hold);
 	/* Once the device is unplugged, its removal takes every queue down. */
 	if (!nn || !neuron_dev_enter(nd, &idx))
 		return;
 	mutex_lock(&nn->lock);
 	for (t = 0; t < NEURON_NOTIFY_TYPES; t++) {
-		struct neuron_notify_queue *q = &nn->q[nc][t];
+		struct neuron_notify_queue *q = &nn->q[nci][t];
 
 		if (q->owner && q->owner != keep)
-			neuron_notify_stop(nn, q, true);
+			neuron_notify_stop_locked(nn, q, true);
 	}
 	mutex_unlock(&nn->lock);
 	neuron_dev_exit(nd, idx);
 }
 
-/* The file is gone: tear down the queues it owns. */
+/*
+ * The file is gone: tear down the queues it owns, inside the removal
+ * guard. Once the device is being removed, the removal tears every queue
+ * down: the file's are only left ownerless (nothing of the file is
+ * touched after its release).
+ */
 void neuron_notify_file_release(struct neuron_file *nf)
 {
 	struct neuron_notify_dev *nn = nf->nd->notify;
 	unsigned int nc, t;
+	bool in;
+	int idx;
 
 	if (!nn)
 		return;
+	in = neuron_dev_enter(nf->nd, &idx);
 	mutex_lock(&nn->lock);
-	for (nc = 0; nc < NEURON_MAX_NC; nc++)
-		for (t = 0; t < NEURON_NOTIFY_TYPES; t++)
-			if (nn->q[nc][t].owner == nf)
-				neuron_notify_stop(nn, &nn->q[nc][t], false);
+	for (nc = 0; nc < NEURON_MAX_NC; nc++) {
+		for (t = 0; t < NEURON_NOTIFY_TYPES; t++) {
+			struct neuron_notify_queue *q = &nn->q[nc][t];
+
+			if (q->owner != nf)
+				continue;
+			if (in) {
+				neuron_notify_stop_locked(nn, q, false);
+			} else {
+				nf->nqueues--;
+				q->owner = NULL;
+			}
+		}
+	}
 	mutex_unlock(&nn->lock);
+	if (in)
+		neuron_dev_exit(nf->nd, idx);
 }
 
 /*
@@ -813,10 +849,11 @@ void neuron_notify_unplug(struct neuron_device *nd)
 		return;
 	mutex_lock(&nn->lock);
 	nn->dead = true;
+	/* Also those a file released during the removal left ownerless. */
 	for (nc = 0; nc < NEURON_MAX_NC; nc++)
 		for (t = 0; t < NEURON_NOTIFY_TYPES; t++)
-			if (nn->q[nc][t].owner)
-				neuron_notify_stop(nn, &nn->q[nc][t], true);
+			if (nn->q[nc][t].ring)
+				neuron_notify_stop_locked(nn, &nn->q[nc][t], true);
 	mutex_unlock(&nn->lock);
 }
 

@@ -65,7 +65,7 @@ extern unsigned int neuron_max_async;
 
 /*
  * mmap offsets, in pages (neuron_mmap.c): below NEURON_MMAP_MEM_START (128
- * MiB) the notification rings' (dma/neuron_notify.h); from there to
+ * MiB) the notification rings' (neuron_notify.h); from there to
  * NEURON_MMAP_PGOFF_MAX one range per memory object, given by the device's
  * offset allocator. The last page offset fits in 32 bits: what mmap2() of a
  * 32-bit program passes.

@@ -55,7 +55,7 @@
  *	back what is still held, so that no object alive after the removal
  *	ever calls into the backend.
  * @nc: the NeuronCores (the first hal->arch->nc_count entries are used).
- * @notify: notification queues (dma/neuron_notify.c), NULL when the device
+ * @notify: notification queues (neuron_notify.c), NULL when the device
  *	has no NEURON_CAP_NOTIFY.
  * @groups: the class device's sysfs attribute groups, NULL-terminated
  *	(neuron_sysfs.c): the device's and one per NC it has.

@@ -2,7 +2,7 @@
 /*
  * neuron: EXECUTE. Each NeuronCore has a queue of executions (struct
  * neuron_exec_queue, made on first use) and runs one at a time: an
- * execution is a job (dma/neuron_dma.h) whose fence is signalled when it
+ * execution is a job (neuron_job.h) whose fence is signalled when it
  * ends, with the error that tells how (docs/uapi.md). At most
  * exec_queue_depth executions are queued or running per NC (-EAGAIN).
  *
@@ -19,9 +19,10 @@
  * Locking: run_lock (a mutex) serialises what changes the running
  * execution: start, completion (done_work), timeout (timeout_work), the
  * cancelling of a file's work and removal; lock (a spinlock, the fences'
- * lock) guards the pending list and the depth. run_lock comes before lock
- * and after nc->lock, which is never taken under run_lock except by
- * neuron_nc_set_state()/neuron_nc_reset_done() (docs/locking.md).
+ * lock) guards the pending list and the depth. run_lock comes before lock.
+ * nc->lock is taken only to make the queue (neuron_exec_queue_get()),
+ * never under run_lock: the NC's state is derived from the queue's flags
+ * (neuron_nc_state_locked(), docs/locking.md).
  */
 #include <linux/jiffies.h>
 #include <linux/moduleparam.h>

@@ -98,7 +98,7 @@ static inline struct neuron_exec_job *neuron_job_to_exec(struct neuron_job *job)
  *	busy time).
  * @timer_at: jiffies when @timeout_work is due while it is pending.
  * @timeline: the fences of the NC's executions (their lock: @lock).
- * @hw: what the core is handed (neuron_exec_start(); under @run_lock).
+ * @hw: what the core is handed (neuron_exec_start_locked(); under @run_lock).
  * @status: host memory the core writes its struct neuron_exec_hw_status
  *	into (coherent, see ndhal_ops.coherent_alloc).
  * @status_iova: its device address.

@@ -32,7 +32,7 @@
  * @next_seqno: cursor of the cyclic sequence number allocation.
  * @nreqs: entries in @reqs.
  * @nqueues: notification queues the file owns; under the device's
- *	notification lock (dma/neuron_notify.c).
+ *	notification lock (neuron_notify.c).
  * @key: the file's notification key, unique on the device (never 0): its
  *	DMA work is tagged with it, and its notification queues report only
  *	work with its key (struct neuron_udma_desc).

@@ -3,7 +3,7 @@
  * neuron: kernel-driven DMA queues and jobs (see neuron_dma.h).
  *
  * Locking (docs/locking.md has the whole picture):
- *  - nc->lock (mutex) guards the creation of the NC's queue and its state.
+ *  - nc->lock (mutex) guards the creation of the NC's queue.
  *  - q->submit_lock (mutex) serialises the writers of descriptors, the
  *    queue reset and the queue's stop at removal. A submitter may sleep
  *    with it held while it waits for ring space, but never inside the

@@ -151,13 +151,6 @@ static int wait_q(int fd, __u32 nc, __u32 type, __u32 consumed,
 	return err;
 }
 
-static int teardown_q(int fd, __u32 nc, __u32 type)
-{
-	struct neuron_notify_teardown t = { .nc = nc, .type = type };
-
-	return neuron_ioctl(fd, NEURON_IOCTL_NOTIFY_TEARDOWN, &t);
-}
-
 static int knob(unsigned int sim_id, const char *name, const char *text)
 {
 	char path[128];
@@ -276,7 +269,7 @@ TEST_F(cap, matches_behaviour)
 	} else {
 		EXPECT_EQ(-EOPNOTSUPP, err);
 		EXPECT_EQ(-EOPNOTSUPP, wait_q(self->node.fd, 0, 0, 0, 0, NULL, NULL));
-		EXPECT_EQ(-EOPNOTSUPP, teardown_q(self->node.fd, 0, 0));
+		EXPECT_EQ(-EOPNOTSUPP, neuron_notify_teardown(self->node.fd, 0, 0));
 	}
 	if (self->info.flags & NEURON_DEV_SIMULATED)
 		EXPECT_TRUE(!!(self->info.caps & NEURON_CAP_NOTIFY));
@@ -319,7 +312,7 @@ TEST_F(notify, setup_every_queue)
 		for (j = 0; j < i; j++)
 			EXPECT_NE(r[i].off, r[j].off) TH_LOG("queues %u and %u", i, j);
 	for (i = 0; i < n; i++) {
-		EXPECT_EQ(0, teardown_q(self->node.fd, r[i].nc, r[i].type));
+		EXPECT_EQ(0, neuron_notify_teardown(self->node.fd, r[i].nc, r[i].type));
 		ring_close(&r[i]);
 	}
 }
@@ -427,7 +420,7 @@ TEST_F(notify, setup_busy)
 	EXPECT_EQ(0, setup_q(fd2, 0, NEURON_NOTIFY_EVENT, 16));
 	EXPECT_EQ(0, setup_q(fd2, self->info.nc_count - 1, NEURON_NOTIFY_ERROR, 16));
 	/* After a teardown the queue is free for anyone. */
-	EXPECT_EQ(0, teardown_q(self->node.fd, 0, NEURON_NOTIFY_ERROR));
+	EXPECT_EQ(0, neuron_notify_teardown(self->node.fd, 0, NEURON_NOTIFY_ERROR));
 	EXPECT_EQ(0, setup_q(fd2, 0, NEURON_NOTIFY_ERROR, 16));
 	close(fd2);
 }
@@ -515,7 +508,7 @@ TEST_F(notify, teardown_checks)
 	struct neuron_notify_teardown t;
 	int fd2;
 
-	EXPECT_EQ(-ENOENT, teardown_q(self->node.fd, 0, 0));
+	EXPECT_EQ(-ENOENT, neuron_notify_teardown(self->node.fd, 0, 0));
 	ASSERT_EQ(0, setup_q(self->node.fd, 0, 0, 16));
 	memset(&t, 0, sizeof(t));
 	t.flags = 1;
@@ -523,14 +516,14 @@ TEST_F(notify, teardown_checks)
 	t.flags = 0;
 	t.pad = 1;
 	EXPECT_EQ(-EINVAL, neuron_ioctl(self->node.fd, NEURON_IOCTL_NOTIFY_TEARDOWN, &t));
-	EXPECT_EQ(-EINVAL, teardown_q(self->node.fd, self->info.nc_count, 0));
-	EXPECT_EQ(-EINVAL, teardown_q(self->node.fd, 0, NEURON_NOTIFY_TYPES));
+	EXPECT_EQ(-EINVAL, neuron_notify_teardown(self->node.fd, self->info.nc_count, 0));
+	EXPECT_EQ(-EINVAL, neuron_notify_teardown(self->node.fd, 0, NEURON_NOTIFY_TYPES));
 	fd2 = open(self->node.path, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd2);
-	EXPECT_EQ(-ENOENT, teardown_q(fd2, 0, 0));
+	EXPECT_EQ(-ENOENT, neuron_notify_teardown(fd2, 0, 0));
 	close(fd2);
-	EXPECT_EQ(0, teardown_q(self->node.fd, 0, 0));
-	EXPECT_EQ(-ENOENT, teardown_q(self->node.fd, 0, 0));
+	EXPECT_EQ(0, neuron_notify_teardown(self->node.fd, 0, 0));
+	EXPECT_EQ(-ENOENT, neuron_notify_teardown(self->node.fd, 0, 0));
 	EXPECT_EQ(-ENOENT, wait_q(self->node.fd, 0, 0, 0, 0, NULL, NULL));
 }
 
@@ -645,7 +638,7 @@ TEST_F(notify, mapping_survives_teardown)
 	ASSERT_LE(0, fd2);
 	ring_open(_metadata, fd2, 0, NEURON_NOTIFY_COMPLETION, 16, -1, &r);
 	ASSERT_EQ(0, inject(self->node.sim_id, 0, r.type, 100, 5));
-	EXPECT_EQ(0, teardown_q(fd2, 0, r.type));
+	EXPECT_EQ(0, neuron_notify_teardown(fd2, 0, r.type));
 	EXPECT_EQ(5U, hdr_head(&r));
 	EXPECT_EQ(0U, check_entries(_metadata, &r, 0, 5, 100));
 	EXPECT_EQ(-ENXIO, inject(self->node.sim_id, 0, r.type, 0, 1));
@@ -988,7 +981,7 @@ TEST_F(notify, bad_device_head)
 			TH_LOG("head %u", bad[i]);
 		EXPECT_EQ(-EIO, wait_q(self->node.fd, 0, r.type, 0, 0, NULL, NULL));
 		/* Teardown and a new setup bring it back. */
-		EXPECT_EQ(0, teardown_q(self->node.fd, 0, r.type));
+		EXPECT_EQ(0, neuron_notify_teardown(self->node.fd, 0, r.type));
 		ring_close(&r);
 	}
 	/* A head exactly entries past the tail is fine (a full ring). */
@@ -1058,7 +1051,7 @@ TEST_F(notify, remove_while_waiting)
 	EXPECT_GT(t0 + 10000 * NSEC_PER_MSEC, w.done);
 	EXPECT_EQ(-ENODEV, wait_q(self->node.fd, 0, w.type, 0, 0, NULL, NULL));
 	EXPECT_EQ(-ENODEV, setup_q(self->node.fd, 0, w.type, 16));
-	EXPECT_EQ(-ENODEV, teardown_q(self->node.fd, 0, w.type));
+	EXPECT_EQ(-ENODEV, neuron_notify_teardown(self->node.fd, 0, w.type));
 }
 
 /* Removal with an eventfd: epoll users are told to look (and get ENODEV). */
@@ -1093,7 +1086,7 @@ TEST_F(notify, remove_while_mapped)
 	EXPECT_EQ(2U, hdr_head(&r));
 	/* A second ring, already torn down, still mapped. */
 	ring_open(_metadata, self->node.fd, 0, NEURON_NOTIFY_EVENT, 16, -1, &r2);
-	EXPECT_EQ(0, teardown_q(self->node.fd, 0, r2.type));
+	EXPECT_EQ(0, neuron_notify_teardown(self->node.fd, 0, r2.type));
 	ASSERT_EQ(0, neuron_sim_remove(&self->node));
 	EXPECT_EQ(SIGBUS, neuron_probe(r.map, &v, false));
 	EXPECT_EQ(SIGBUS, neuron_probe((unsigned char *)r.map + NEURON_NOTIFY_ENTRY_OFFSET,

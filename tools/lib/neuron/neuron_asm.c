@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdnoreturn.h>
 #include <string.h>
 
 #include "neuron_asm.h"
@@ -39,8 +40,7 @@ struct nasm_fixup {
  * into a->err; then back to nasm_parse(), or abort() for a program built
  * from C.
  */
-static void __attribute__((noreturn, format(printf, 2, 3)))
-nasm_fail(struct nasm *a, const char *fmt, ...)
+static noreturn void nasm_fail(struct nasm *a, const char *fmt, ...)
 {
 	const char *file = a->file ? a->file : "";
 	va_list ap;
@@ -617,7 +617,8 @@ static struct neuron_tpb_ref parse_operand(struct nasm *p, const char *s)
 		r.region = NEURON_REGION_DATA;
 		if (*name >= '0' && *name <= '9') {
 			if (plus)
-				nasm_fail(p, "operand '%s': data:BYTEOFFSET or data:NAME+OFFSET", s);
+				nasm_fail(p, "operand '%s': data:BYTEOFFSET or data:NAME+OFFSET",
+					  s);
 			off = num(p, "data offset", name, 0xffffffffULL);
 		} else {
 			for (i = 0; i < p->ndata; i++)
@@ -1008,28 +1009,33 @@ static void parse_lines(struct nasm *p, char *s, char **f)
 
 int nasm_parse(struct nasm *a, const char *file, char *src)
 {
-	/* volatile: read after a longjmp() */
-	char **volatile f = NULL;
 	jmp_buf fail;
+	char **f;
 
 	a->file = file;
 	a->line = 0;
 	a->engine = -1;
 	free(a->err);
 	a->err = NULL;
+	/* The words of a line: kept in @a, since a failure longjmp()s here. */
+	f = malloc(MAX_FIELDS * sizeof(*f));
+	if (!f) {
+		a->err = strdup("out of memory");
+		return -1;
+	}
+	a->fields = f;
 	if (setjmp(fail)) {
 		a->fail = NULL;
-		free(f);
+		free(a->fields);
+		a->fields = NULL;
 		return -1;
 	}
 	a->fail = &fail;
-	f = malloc(MAX_FIELDS * sizeof(*f));
-	if (!f)
-		nasm_fail(a, "out of memory");
-	parse_lines(a, src, f);
+	parse_lines(a, src, a->fields);
 	resolve(a);
 	a->fail = NULL;
-	free(f);
+	free(a->fields);
+	a->fields = NULL;
 	if (a->dsize) {
 		a->data = a->dbytes;
 		a->data_size = a->dsize;

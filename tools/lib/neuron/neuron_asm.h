@@ -75,6 +75,7 @@ struct nasm {
 	unsigned int line;
 	int engine;
 	jmp_buf *fail;
+	char **fields;
 	/* The error of a failed call: "FILE:LINE: what", as neuron-pack prints it. */
 	char *err;
 };

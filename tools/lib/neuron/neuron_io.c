@@ -38,7 +38,7 @@ int nio_open(unsigned int index, int flags)
 	return nio_open_path(path, flags);
 }
 
-int64_t nio_now_ns(void)
+__s64 nio_now_ns(void)
 {
 	struct timespec ts;
 
@@ -48,7 +48,7 @@ int64_t nio_now_ns(void)
 
 /* ---- QUERY ---- */
 
-int nio_query(int fd, uint32_t op, void *buf, uint32_t len, uint32_t *size)
+int nio_query(int fd, __u32 op, void *buf, __u32 len, __u32 *size)
 {
 	struct neuron_query q;
 	int err;
@@ -63,7 +63,7 @@ int nio_query(int fd, uint32_t op, void *buf, uint32_t len, uint32_t *size)
 	return err;
 }
 
-int nio_device_info(int fd, struct neuron_device_info *info, uint32_t *size)
+int nio_device_info(int fd, struct neuron_device_info *info, __u32 *size)
 {
 	memset(info, 0, sizeof(*info));
 	return nio_query(fd, NEURON_QUERY_DEVICE, info, sizeof(*info), size);
@@ -73,7 +73,7 @@ int nio_device_info(int fd, struct neuron_device_info *info, uint32_t *size)
 #define NIO_MAX_NC	64
 
 int nio_mem_usage(int fd, struct neuron_mem_usage *u,
-		  struct neuron_mem_usage_nc *nc, uint32_t max)
+		  struct neuron_mem_usage_nc *nc, __u32 max)
 {
 	struct {
 		struct neuron_mem_usage u;
@@ -91,7 +91,7 @@ int nio_mem_usage(int fd, struct neuron_mem_usage *u,
 	return 0;
 }
 
-int nio_nc_states(int fd, struct neuron_nc_state *st, uint32_t max)
+int nio_nc_states(int fd, struct neuron_nc_state *st, __u32 max)
 {
 	struct {
 		struct neuron_nc_states h;
@@ -115,8 +115,8 @@ int nio_mem_alloc_req(int fd, struct neuron_mem_alloc *a)
 	return nio_ioctl(fd, NEURON_IOCTL_MEM_ALLOC, a);
 }
 
-int nio_mem_alloc(int fd, uint32_t kind, uint64_t size, uint32_t nc,
-		  uint32_t *handle, uint64_t *mmap_offset)
+int nio_mem_alloc(int fd, __u32 kind, __u64 size, __u32 nc,
+		  __u32 *handle, __u64 *mmap_offset)
 {
 	struct neuron_mem_alloc a;
 	int err;
@@ -133,7 +133,7 @@ int nio_mem_alloc(int fd, uint32_t kind, uint64_t size, uint32_t nc,
 	return err;
 }
 
-int nio_mem_free(int fd, uint32_t handle)
+int nio_mem_free(int fd, __u32 handle)
 {
 	struct neuron_mem_free f = { .handle = handle };
 
@@ -147,9 +147,9 @@ int nio_copy_req(int fd, struct neuron_copy *c)
 	return nio_ioctl(fd, NEURON_IOCTL_COPY, c);
 }
 
-int nio_copy(int fd, uint32_t src, uint64_t soff, uint32_t dst, uint64_t doff,
-	     const void *sptr, void *dptr, uint64_t size, uint32_t flags,
-	     uint64_t *seqno)
+int nio_copy(int fd, __u32 src, __u64 soff, __u32 dst, __u64 doff,
+	     const void *sptr, void *dptr, __u64 size, __u32 flags,
+	     __u64 *seqno)
 {
 	struct neuron_copy c;
 	int err;
@@ -169,18 +169,18 @@ int nio_copy(int fd, uint32_t src, uint64_t soff, uint32_t dst, uint64_t doff,
 	return err;
 }
 
-int nio_write(int fd, uint32_t h, uint64_t off, const void *buf, uint64_t size)
+int nio_write(int fd, __u32 h, __u64 off, const void *buf, __u64 size)
 {
 	return nio_copy(fd, 0, 0, h, off, buf, NULL, size, 0, NULL);
 }
 
-int nio_read(int fd, uint32_t h, uint64_t off, void *buf, uint64_t size)
+int nio_read(int fd, __u32 h, __u64 off, void *buf, __u64 size)
 {
 	return nio_copy(fd, h, off, 0, 0, NULL, buf, size, 0, NULL);
 }
 
-int nio_memset(int fd, uint32_t h, uint64_t off, uint32_t value, uint64_t size,
-	       uint32_t flags, uint64_t *seqno)
+int nio_memset(int fd, __u32 h, __u64 off, __u32 value, __u64 size,
+	       __u32 flags, __u64 *seqno)
 {
 	struct neuron_memset m;
 	int err;
@@ -197,7 +197,7 @@ int nio_memset(int fd, uint32_t h, uint64_t off, uint32_t value, uint64_t size,
 	return err;
 }
 
-int nio_wait(int fd, uint64_t seqno, int64_t deadline_ns)
+int nio_wait(int fd, __u64 seqno, __s64 deadline_ns)
 {
 	struct neuron_wait w = { .seqno = seqno, .timeout_ns = deadline_ns };
 
@@ -206,14 +206,14 @@ int nio_wait(int fd, uint64_t seqno, int64_t deadline_ns)
 
 /* ---- NeuronCores ---- */
 
-int nio_nc_reserve(int fd, uint64_t nc_mask)
+int nio_nc_reserve(int fd, __u64 nc_mask)
 {
 	struct neuron_nc_reserve r = { .nc_mask = nc_mask };
 
 	return nio_ioctl(fd, NEURON_IOCTL_NC_RESERVE, &r);
 }
 
-int nio_nc_release(int fd, uint64_t nc_mask)
+int nio_nc_release(int fd, __u64 nc_mask)
 {
 	struct neuron_nc_reserve r = { .nc_mask = nc_mask };
 
@@ -225,8 +225,8 @@ int nio_nc_sem_req(int fd, struct neuron_nc_sem *s)
 	return nio_ioctl(fd, NEURON_IOCTL_NC_SEM, s);
 }
 
-int nio_nc_sem(int fd, uint32_t nc, uint32_t kind, uint32_t index, uint32_t op,
-	       uint32_t value, uint32_t *out)
+int nio_nc_sem(int fd, __u32 nc, __u32 kind, __u32 index, __u32 op,
+	       __u32 value, __u32 *out)
 {
 	struct neuron_nc_sem s = {
 		.nc = nc, .kind = kind, .index = index, .op = op, .value = value,
@@ -238,8 +238,8 @@ int nio_nc_sem(int fd, uint32_t nc, uint32_t kind, uint32_t index, uint32_t op,
 	return err;
 }
 
-int nio_nc_sem_wait(int fd, uint32_t nc, uint32_t kind, uint32_t index,
-		    uint32_t value, int64_t deadline_ns)
+int nio_nc_sem_wait(int fd, __u32 nc, __u32 kind, __u32 index,
+		    __u32 value, __s64 deadline_ns)
 {
 	struct neuron_nc_sem s = {
 		.nc = nc, .kind = kind, .index = index, .op = NEURON_SEM_WAIT,
@@ -256,7 +256,7 @@ int nio_model_load(int fd, struct neuron_model_load *l)
 	return nio_ioctl(fd, NEURON_IOCTL_MODEL_LOAD, l);
 }
 
-int nio_model_unload(int fd, uint32_t handle)
+int nio_model_unload(int fd, __u32 handle)
 {
 	struct neuron_model_unload u = { .handle = handle };
 
@@ -268,8 +268,8 @@ int nio_execute_req(int fd, struct neuron_execute *x)
 	return nio_ioctl(fd, NEURON_IOCTL_EXECUTE, x);
 }
 
-static int nio_execute(int fd, uint32_t model, const uint32_t *bind,
-		       uint32_t nbind, uint32_t flags, uint32_t timeout_ms,
+static int nio_execute(int fd, __u32 model, const __u32 *bind,
+		       __u32 nbind, __u32 flags, __u32 timeout_ms,
 		       struct neuron_execute *x)
 {
 	memset(x, 0, sizeof(*x));
@@ -281,8 +281,8 @@ static int nio_execute(int fd, uint32_t model, const uint32_t *bind,
 	return nio_execute_req(fd, x);
 }
 
-int nio_execute_wait(int fd, uint32_t model, const uint32_t *bind,
-		     uint32_t nbind, uint32_t timeout_ms, uint32_t *status)
+int nio_execute_wait(int fd, __u32 model, const __u32 *bind,
+		     __u32 nbind, __u32 timeout_ms, __u32 *status)
 {
 	struct neuron_execute x;
 	int err = nio_execute(fd, model, bind, nbind, NEURON_EXEC_WAIT,
@@ -293,8 +293,8 @@ int nio_execute_wait(int fd, uint32_t model, const uint32_t *bind,
 	return err;
 }
 
-int nio_execute_async(int fd, uint32_t model, const uint32_t *bind,
-		      uint32_t nbind, uint32_t timeout_ms, uint64_t *seqno)
+int nio_execute_async(int fd, __u32 model, const __u32 *bind,
+		      __u32 nbind, __u32 timeout_ms, __u64 *seqno)
 {
 	struct neuron_execute x;
 	int err = nio_execute(fd, model, bind, nbind, 0, timeout_ms, &x);
@@ -311,7 +311,7 @@ int nio_notify_setup_req(int fd, struct neuron_notify_setup *s)
 	return nio_ioctl(fd, NEURON_IOCTL_NOTIFY_SETUP, s);
 }
 
-int nio_notify_open(int fd, uint32_t nc, uint32_t type, uint32_t entries,
+int nio_notify_open(int fd, __u32 nc, __u32 type, __u32 entries,
 		    int eventfd, struct nio_notify_queue *q)
 {
 	struct neuron_notify_setup s = {
@@ -337,7 +337,7 @@ int nio_notify_open(int fd, uint32_t nc, uint32_t type, uint32_t entries,
 	q->map = m;
 	q->map_size = s.mmap_size;
 	q->hdr = m;
-	q->ent = (void *)((char *)m + NEURON_NOTIFY_ENTRY_OFFSET);
+	q->ent = (const void *)((const char *)m + NEURON_NOTIFY_ENTRY_OFFSET);
 	return 0;
 }
 
@@ -346,8 +346,8 @@ int nio_notify_wait_req(int fd, struct neuron_notify_wait *w)
 	return nio_ioctl(fd, NEURON_IOCTL_NOTIFY_WAIT, w);
 }
 
-int nio_notify_wait(int fd, uint32_t nc, uint32_t type, uint32_t consumed,
-		    int64_t deadline_ns, uint32_t *head)
+int nio_notify_wait(int fd, __u32 nc, __u32 type, __u32 consumed,
+		    __s64 deadline_ns, __u32 *head)
 {
 	struct neuron_notify_wait w = {
 		.nc = nc, .type = type, .consumed = consumed,
@@ -360,7 +360,7 @@ int nio_notify_wait(int fd, uint32_t nc, uint32_t type, uint32_t consumed,
 	return err;
 }
 
-int nio_notify_teardown(int fd, uint32_t nc, uint32_t type)
+int nio_notify_teardown(int fd, __u32 nc, __u32 type)
 {
 	struct neuron_notify_teardown t = { .nc = nc, .type = type };
 

@@ -28,7 +28,7 @@ int nio_open(unsigned int index, int flags);
 int nio_open_path(const char *path, int flags);
 
 /* CLOCK_MONOTONIC in ns: the clock of every deadline of the API. */
-int64_t nio_now_ns(void);
+__s64 nio_now_ns(void);
 
 /* ---- QUERY ---- */
 
@@ -36,20 +36,20 @@ int64_t nio_now_ns(void);
  * QUERY @op into @buf of @len bytes (not cleared first): 0 or -errno;
  * *@size (unless NULL) gets the size of the whole answer.
  */
-int nio_query(int fd, uint32_t op, void *buf, uint32_t len, uint32_t *size);
+int nio_query(int fd, __u32 op, void *buf, __u32 len, __u32 *size);
 /* NEURON_QUERY_DEVICE into @info (cleared first); *@size as above. */
-int nio_device_info(int fd, struct neuron_device_info *info, uint32_t *size);
+int nio_device_info(int fd, struct neuron_device_info *info, __u32 *size);
 /*
  * NEURON_QUERY_MEM_USAGE: @u and up to @max per-NC entries in @nc (may be
  * NULL with @max 0); nc_count of @u tells how many the device has.
  */
 int nio_mem_usage(int fd, struct neuron_mem_usage *u,
-		  struct neuron_mem_usage_nc *nc, uint32_t max);
+		  struct neuron_mem_usage_nc *nc, __u32 max);
 /*
  * NEURON_QUERY_NC_STATE: up to @max entries into @st; the device's NC count,
  * or -errno.
  */
-int nio_nc_states(int fd, struct neuron_nc_state *st, uint32_t max);
+int nio_nc_states(int fd, struct neuron_nc_state *st, __u32 max);
 
 /* ---- memory ---- */
 
@@ -59,9 +59,9 @@ int nio_mem_alloc_req(int fd, struct neuron_mem_alloc *a);
  * @kind memory of @size bytes charged to NC @nc, device memory in any
  * channel: 0 and *@handle (and *@mmap_offset unless NULL), or -errno.
  */
-int nio_mem_alloc(int fd, uint32_t kind, uint64_t size, uint32_t nc,
-		  uint32_t *handle, uint64_t *mmap_offset);
-int nio_mem_free(int fd, uint32_t handle);
+int nio_mem_alloc(int fd, __u32 kind, __u64 size, __u32 nc,
+		  __u32 *handle, __u64 *mmap_offset);
+int nio_mem_free(int fd, __u32 handle);
 
 /* ---- COPY, MEMSET, WAIT ---- */
 
@@ -72,62 +72,62 @@ int nio_copy_req(int fd, struct neuron_copy *c);
  * @sptr) to handle @dst at @doff (or @dptr); @flags NEURON_COPY_ASYNC or 0,
  * *@seqno (unless NULL) the number to wait for.
  */
-int nio_copy(int fd, uint32_t src, uint64_t soff, uint32_t dst, uint64_t doff,
-	     const void *sptr, void *dptr, uint64_t size, uint32_t flags,
-	     uint64_t *seqno);
+int nio_copy(int fd, __u32 src, __u64 soff, __u32 dst, __u64 doff,
+	     const void *sptr, void *dptr, __u64 size, __u32 flags,
+	     __u64 *seqno);
 /* Synchronous copies between host memory and handle @h at @off. */
-int nio_write(int fd, uint32_t h, uint64_t off, const void *buf, uint64_t size);
-int nio_read(int fd, uint32_t h, uint64_t off, void *buf, uint64_t size);
+int nio_write(int fd, __u32 h, __u64 off, const void *buf, __u64 size);
+int nio_read(int fd, __u32 h, __u64 off, void *buf, __u64 size);
 /* MEMSET of @size bytes of @h at @off to @value; @flags, *@seqno as COPY. */
-int nio_memset(int fd, uint32_t h, uint64_t off, uint32_t value, uint64_t size,
-	       uint32_t flags, uint64_t *seqno);
+int nio_memset(int fd, __u32 h, __u64 off, __u32 value, __u64 size,
+	       __u32 flags, __u64 *seqno);
 /* WAIT for @seqno until the absolute CLOCK_MONOTONIC @deadline_ns. */
-int nio_wait(int fd, uint64_t seqno, int64_t deadline_ns);
+int nio_wait(int fd, __u64 seqno, __s64 deadline_ns);
 
 /* ---- NeuronCores ---- */
 
-int nio_nc_reserve(int fd, uint64_t nc_mask);
-int nio_nc_release(int fd, uint64_t nc_mask);
+int nio_nc_reserve(int fd, __u64 nc_mask);
+int nio_nc_release(int fd, __u64 nc_mask);
 /* NC_SEM of a request the caller filled: 0 or -errno. */
 int nio_nc_sem_req(int fd, struct neuron_nc_sem *s);
 /*
  * NC_SEM @op on semaphore or event (@kind) @index of NC @nc; *@out (unless
  * NULL) gets the value after it.  WAIT has its own call.
  */
-int nio_nc_sem(int fd, uint32_t nc, uint32_t kind, uint32_t index, uint32_t op,
-	       uint32_t value, uint32_t *out);
+int nio_nc_sem(int fd, __u32 nc, __u32 kind, __u32 index, __u32 op,
+	       __u32 value, __u32 *out);
 /* NEURON_SEM_WAIT until the value is @value or @deadline_ns passed. */
-int nio_nc_sem_wait(int fd, uint32_t nc, uint32_t kind, uint32_t index,
-		    uint32_t value, int64_t deadline_ns);
+int nio_nc_sem_wait(int fd, __u32 nc, __u32 kind, __u32 index,
+		    __u32 value, __s64 deadline_ns);
 
 /* ---- models, execution ---- */
 
 /* MODEL_LOAD of a request the caller filled (the Out fields in @l). */
 int nio_model_load(int fd, struct neuron_model_load *l);
-int nio_model_unload(int fd, uint32_t handle);
+int nio_model_unload(int fd, __u32 handle);
 /* EXECUTE of a request the caller filled. */
 int nio_execute_req(int fd, struct neuron_execute *x);
 /*
  * EXECUTE with NEURON_EXEC_WAIT: 0 and *@status (NEURON_EXEC_*), or -errno
  * of the call.
  */
-int nio_execute_wait(int fd, uint32_t model, const uint32_t *bind,
-		     uint32_t nbind, uint32_t timeout_ms, uint32_t *status);
+int nio_execute_wait(int fd, __u32 model, const __u32 *bind,
+		     __u32 nbind, __u32 timeout_ms, __u32 *status);
 /* Asynchronous EXECUTE: 0 and *@seqno for nio_wait(), or -errno. */
-int nio_execute_async(int fd, uint32_t model, const uint32_t *bind,
-		      uint32_t nbind, uint32_t timeout_ms, uint64_t *seqno);
+int nio_execute_async(int fd, __u32 model, const __u32 *bind,
+		      __u32 nbind, __u32 timeout_ms, __u64 *seqno);
 
 /* ---- notification queues ---- */
 
 /* A queue of this file, set up and mapped. */
 struct nio_notify_queue {
-	uint32_t nc;
-	uint32_t type;
-	uint32_t entries;
+	__u32 nc;
+	__u32 type;
+	__u32 entries;
 	void *map;
 	size_t map_size;
-	volatile struct neuron_notify_header *hdr;
-	volatile struct neuron_notify_entry *ent;
+	const struct neuron_notify_header *hdr;
+	const struct neuron_notify_entry *ent;
 };
 
 /* NOTIFY_SETUP of a request the caller filled. */
@@ -137,7 +137,7 @@ int nio_notify_setup_req(int fd, struct neuron_notify_setup *s);
  * none), and mmap() of its ring (read-only): 0 and @q, or -errno (nothing
  * left behind).
  */
-int nio_notify_open(int fd, uint32_t nc, uint32_t type, uint32_t entries,
+int nio_notify_open(int fd, __u32 nc, __u32 type, __u32 entries,
 		    int eventfd, struct nio_notify_queue *q);
 /* NOTIFY_WAIT of a request the caller filled (head, overflow in @w). */
 int nio_notify_wait_req(int fd, struct neuron_notify_wait *w);
@@ -145,9 +145,9 @@ int nio_notify_wait_req(int fd, struct neuron_notify_wait *w);
  * Give back the entries up to @consumed (a ring index), wait until the
  * head moves past it or @deadline_ns: 0 and *@head (unless NULL), or -errno.
  */
-int nio_notify_wait(int fd, uint32_t nc, uint32_t type, uint32_t consumed,
-		    int64_t deadline_ns, uint32_t *head);
-int nio_notify_teardown(int fd, uint32_t nc, uint32_t type);
+int nio_notify_wait(int fd, __u32 nc, __u32 type, __u32 consumed,
+		    __s64 deadline_ns, __u32 *head);
+int nio_notify_teardown(int fd, __u32 nc, __u32 type);
 /* munmap() and NOTIFY_TEARDOWN of @q: 0 or -errno of the teardown. */
 int nio_notify_close(int fd, struct nio_notify_queue *q);
 

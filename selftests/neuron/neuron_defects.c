@@ -44,19 +44,10 @@
 /* Set up queue (@nc, @type) of @entries and map it: the header, or NULL. */
 static struct neuron_notify_header *queue(int fd, __u32 nc, __u32 type, int *err)
 {
-	struct neuron_notify_setup s = { .nc = nc, .type = type, .entries = 16,
-					 .eventfd = -1 };
-	void *m;
+	struct nio_notify_queue q;
 
-	*err = neuron_ioctl(fd, NEURON_IOCTL_NOTIFY_SETUP, &s);
-	if (*err)
-		return NULL;
-	m = mmap(NULL, s.mmap_size, PROT_READ, MAP_SHARED, fd, s.mmap_offset);
-	if (m == MAP_FAILED) {
-		*err = -errno;
-		return NULL;
-	}
-	return m;
+	*err = nio_notify_open(fd, nc, type, 16, -1, &q);
+	return *err ? NULL : q.map;
 }
 
 static const struct neuron_notify_entry *entry(const struct neuron_notify_header *h,
@@ -73,45 +64,7 @@ static __u32 head(const struct neuron_notify_header *h)
 
 static int notify_wait(int fd, __u32 nc, __u32 type, __u32 consumed)
 {
-	struct neuron_notify_wait w = { .nc = nc, .type = type, .consumed = consumed };
-
-	return neuron_ioctl(fd, NEURON_IOCTL_NOTIFY_WAIT, &w);
-}
-
-/*
- * MODEL_LOAD of a model with one block on @engine (@insns, @count) and no
- * slots, @data_size bytes of @data, @scratch bytes of scratch: 0 or -errno.
- */
-static int load(int fd, __u32 nc, __u32 engine, const struct neuron_tpb_insn *insns,
-		__u32 count, const void *data, __u64 data_size, __u64 scratch,
-		__u32 *handle)
-{
-	struct neuron_model_block b = { .insns = (uintptr_t)insns, .count = count,
-					.engine = engine };
-	struct neuron_model_load l = {
-		.nc = nc, .blocks = (uintptr_t)&b, .nblocks = 1,
-		.data = (uintptr_t)data, .data_size = data_size,
-		.scratch_size = scratch,
-	};
-	int err = neuron_ioctl(fd, NEURON_IOCTL_MODEL_LOAD, &l);
-
-	*handle = l.handle;
-	return err;
-}
-
-static int execute(int fd, __u32 model, __u32 flags, __u32 timeout_ms,
-		   const __u32 *bind, __u32 nbind, __u64 *seq, __u32 *status)
-{
-	struct neuron_execute x = { .model = model, .flags = flags,
-				    .timeout_ms = timeout_ms,
-				    .bindings = (uintptr_t)bind, .nbindings = nbind };
-	int err = neuron_ioctl(fd, NEURON_IOCTL_EXECUTE, &x);
-
-	if (seq)
-		*seq = x.seqno;
-	if (status)
-		*status = x.status;
-	return err;
+	return nio_notify_wait(fd, nc, type, consumed, 0, NULL);
 }
 
 static int sem(int fd, __u32 nc, __u32 op, __u32 index, __u32 *value)
@@ -251,8 +204,10 @@ TEST_F(defects, queues_belong_to_the_reserver)
 			err = 3;	/* -EBUSY: A's queues squat B's NC */
 		/* B's program notifies (and runs even when B has no queue). */
 		if (!err || err == 3) {
-			if (load(fdb, 0, NEURON_ENGINE_SP, prog, 2, NULL, 0, 4096, &model) ||
-			    execute(fdb, model, NEURON_EXEC_WAIT, 0, NULL, 0, NULL, &status) ||
+			if (neuron_model_load_block(fdb, 0, NEURON_ENGINE_SP, prog, 2, NULL, 0,
+						    4096, &model) ||
+			    neuron_execute(fdb, model, NEURON_EXEC_WAIT, 0, NULL, 0, NULL,
+					   &status) ||
 			    status != NEURON_EXEC_OK)
 				err = err ? err : 4;
 		}
@@ -342,8 +297,8 @@ static void *load_thread(void *arg)
 	struct load_race *r = arg;
 
 	pthread_barrier_wait(&r->go);
-	r->ret = load(r->fd, 0, NEURON_ENGINE_SP, &end, 1, r->data, 8 << 20, 4096,
-		      &r->model);
+	r->ret = neuron_model_load_block(r->fd, 0, NEURON_ENGINE_SP, &end, 1, r->data, 8 << 20,
+					 4096, &r->model);
 	return NULL;
 }
 
@@ -462,12 +417,12 @@ TEST_F(defects, exec_bindings_need_their_nc)
 	ASSERT_EQ(0, neuron_ioctl(self->node.fd, NEURON_IOCTL_MODEL_LOAD, &l));
 	ASSERT_EQ(0, neuron_alloc(self->node.fd, NEURON_MEM_DEVICE, 4096, 0, &bind[0], NULL));
 	ASSERT_EQ(0, neuron_alloc(self->node.fd, NEURON_MEM_DEVICE, 4096, 1, &bind[1], NULL));
-	EXPECT_EQ(0, execute(self->node.fd, l.handle, NEURON_EXEC_WAIT, 0, bind, 2, NULL,
-			     &status));
+	EXPECT_EQ(0, neuron_execute(self->node.fd, l.handle, NEURON_EXEC_WAIT, 0, bind, 2, NULL,
+				    &status));
 	EXPECT_EQ((__u32)NEURON_EXEC_OK, status);
 	ASSERT_EQ(0, neuron_reserve(fdb, 2));
-	EXPECT_EQ(-EBUSY, execute(self->node.fd, l.handle, NEURON_EXEC_WAIT, 0, bind, 2,
-				  NULL, &status))
+	EXPECT_EQ(-EBUSY, neuron_execute(self->node.fd, l.handle, NEURON_EXEC_WAIT, 0, bind, 2,
+					 NULL, &status))
 		TH_LOG("an execution wrote memory of an NC another file holds");
 	close(fdb);
 }
@@ -732,10 +687,11 @@ TEST_F_TIMEOUT(defects, freed_memory_stays_charged, 120)
 	data = calloc(1, 2 << 20);
 	ASSERT_NE(NULL, data);
 	ASSERT_EQ(0, neuron_reserve(self->node.fd, 1));
-	ASSERT_EQ(0, load(self->node.fd, 0, NEURON_ENGINE_SP, prog, 2, data, 2 << 20, 4096,
-			  &model));
+	ASSERT_EQ(0, neuron_model_load_block(self->node.fd, 0, NEURON_ENGINE_SP, prog, 2, data,
+					     2 << 20, 4096, &model));
 	for (i = 0; i < 3; i++)
-		ASSERT_EQ(0, execute(self->node.fd, model, 0, 60000, NULL, 0, &seq[i], NULL));
+		ASSERT_EQ(0, neuron_execute(self->node.fd, model, 0, 60000, NULL, 0, &seq[i],
+					    NULL));
 	{
 		struct neuron_model_unload un = { .handle = model };
 
@@ -840,8 +796,8 @@ TEST_F_TIMEOUT(defects, no_oom_killer, 120)
 			_exit(1);
 		if (neuron_reserve(self->node.fd, 1))
 			_exit(2);
-		if (load(self->node.fd, 0, NEURON_ENGINE_SP, &end, 1, data, big, 4096,
-			 &model) != -ENOMEM)
+		if (neuron_model_load_block(self->node.fd, 0, NEURON_ENGINE_SP, &end, 1, data, big,
+					    4096, &model) != -ENOMEM)
 			_exit(3);
 		if (neuron_alloc(self->node.fd, NEURON_MEM_HOST, big, 0, &h, NULL) != -ENOMEM)
 			_exit(4);
@@ -909,10 +865,11 @@ TEST_F_TIMEOUT(defects, sim_cpu_is_the_waiters, 120)
 		    become(NEURON_TEST_NOBODY, 0))
 			_exit(1);
 		if (neuron_reserve(fd, 1) ||
-		    load(fd, 0, NEURON_ENGINE_SP, loop, 1, NULL, 0, 4096, &model))
+		    neuron_model_load_block(fd, 0, NEURON_ENGINE_SP, loop, 1, NULL, 0, 4096,
+					    &model))
 			_exit(2);
 		for (i = 0; i < 4; i++)
-			if (execute(fd, model, 0, 60000, NULL, 0, &seq, NULL))
+			if (neuron_execute(fd, model, 0, 60000, NULL, 0, &seq, NULL))
 				_exit(3);
 		say(slept[1]);
 		hear(go[0]);
@@ -952,7 +909,7 @@ static void *compute(void *arg)
 	struct computer *c = arg;
 	__u32 status;
 
-	c->ret = execute(c->fd, c->model, NEURON_EXEC_WAIT, 600000, NULL, 0, NULL, &status);
+	c->ret = neuron_execute(c->fd, c->model, NEURON_EXEC_WAIT, 600000, NULL, 0, NULL, &status);
 	c->done = neuron_now_ns();
 	return NULL;
 }
@@ -987,8 +944,9 @@ TEST_F_TIMEOUT(defects, removal_ends_calls_at_once, 300)
 	ASSERT_EQ(0, neuron_reserve(v3.fd, (1ULL << n) - 1));
 	for (i = 0; i < n; i++) {
 		c[i] = (struct computer){ .fd = v3.fd, .nc = i };
-		ASSERT_EQ(0, load(v3.fd, i, NEURON_ENGINE_PE, prog, 2, NULL, 0, 1 << 20,
-				  &c[i].model));
+		ASSERT_EQ(0, neuron_model_load_block(v3.fd, i, NEURON_ENGINE_PE, prog, 2, NULL, 0,
+						     1 << 20,
+						     &c[i].model));
 		ASSERT_EQ(0, pthread_create(&t[i], NULL, compute, &c[i]));
 	}
 	neuron_sleep_ms(500);

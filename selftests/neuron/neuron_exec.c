@@ -74,12 +74,8 @@ static int dev_read(int fd, __u32 h, void *buf, size_t size)
 static int exec_req(int fd, __u32 model, const __u32 *bind, __u32 nbind,
 		    __u32 flags, __u32 timeout_ms, struct neuron_execute *x)
 {
-	memset(x, 0, sizeof(*x));
-	x->model = model;
-	x->flags = flags;
-	x->bindings = (uintptr_t)bind;
-	x->nbindings = nbind;
-	x->timeout_ms = timeout_ms;
+	nio_execute_prep(x, model, bind, nbind, flags, timeout_ms);
+	/* Out fields: the driver must write them. */
 	x->seqno = 0xdead;
 	x->status = 0xdead;
 	return neuron_ioctl(fd, NEURON_IOCTL_EXECUTE, x);
@@ -1876,54 +1872,10 @@ TEST_F(exec, execute_refuses_bad_args)
 
 /* ---- notification queues ---- */
 
-struct ring {
-	__u32 nc, type, entries;
-	size_t size;
-	void *map;
-};
-
-static void ring_open(struct __test_metadata *_metadata, int fd, __u32 nc,
-		      __u32 type, struct ring *r)
-{
-	struct neuron_notify_setup s = {
-		.nc = nc, .type = type, .entries = 16, .eventfd = -1,
-	};
-
-	ASSERT_EQ(0, neuron_ioctl(fd, NEURON_IOCTL_NOTIFY_SETUP, &s));
-	r->nc = nc;
-	r->type = type;
-	r->entries = 16;
-	r->size = s.mmap_size;
-	r->map = mmap(NULL, r->size, PROT_READ, MAP_SHARED, fd, s.mmap_offset);
-	ASSERT_NE(MAP_FAILED, r->map) TH_LOG("mmap: %s", strerror(errno));
-}
-
-static void ring_close(struct ring *r)
-{
-	if (r->map && r->map != MAP_FAILED)
-		munmap(r->map, r->size);
-	r->map = NULL;
-}
-
-static __u32 ring_head(const struct ring *r)
-{
-	return __atomic_load_n(&((const struct neuron_notify_header *)r->map)->head,
-			       __ATOMIC_ACQUIRE);
-}
-
-static const struct neuron_notify_entry *ring_entry(const struct ring *r, __u32 i)
-{
-	const struct neuron_notify_entry *e =
-		(const void *)((const char *)r->map + NEURON_NOTIFY_ENTRY_OFFSET);
-
-	return &e[i & (r->entries - 1)];
-}
-
-/* Entry @i is (@code, @data) of the ring's NC and type. */
-static void expect_entry(struct __test_metadata *_metadata, const struct ring *r,
+static void expect_entry(struct __test_metadata *_metadata, const struct nio_notify_queue *r,
 			 __u32 i, __u32 code, __u32 data, bool check_data)
 {
-	const struct neuron_notify_entry *e = ring_entry(r, i);
+	const struct neuron_notify_entry *e = neuron_ring_entry(r, i);
 
 	EXPECT_EQ(i, e->seq);
 	EXPECT_EQ(r->type, (__u32)e->type);
@@ -1934,14 +1886,14 @@ static void expect_entry(struct __test_metadata *_metadata, const struct ring *r
 }
 
 /* Poll (up to SETTLE_MS) until the ring's head reaches @head; the head. */
-static __u32 ring_head_wait(const struct ring *r, __u32 head)
+static __u32 ring_head_wait(const struct nio_notify_queue *r, __u32 head)
 {
-	__u32 now = ring_head(r);
+	__u32 now = neuron_ring_head(r);
 	int i;
 
 	for (i = 0; i < SETTLE_MS / 10 && now < head; i++) {
 		neuron_sleep_ms(10);
-		now = ring_head(r);
+		now = neuron_ring_head(r);
 	}
 	return now;
 }
@@ -1984,12 +1936,12 @@ static void hang_and_recover(struct __test_metadata *_metadata,
 	int fd = self->node.fd, ret, runs = 0;
 	__u64 hs, q1, q2;
 	__u32 hang, flags = 0;
-	struct ring er;
+	struct nio_notify_queue er;
 	long long ms;
 	__s64 t0;
 
 	ASSERT_NE(NULL, p);
-	ring_open(_metadata, fd, 0, NEURON_NOTIFY_ERROR, &er);
+	neuron_ring_open_ok(_metadata, fd, 0, NEURON_NOTIFY_ERROR, 16, -1, &er);
 	mm_free(j0);
 	mm_free(j1);
 	ASSERT_EQ(0, mm_setup(j0, fd, 0, NEURON_DT_INT32, 16, 24, 8, 21));
@@ -2033,7 +1985,7 @@ static void hang_and_recover(struct __test_metadata *_metadata,
 	EXPECT_EQ(nth + 2, ring_head_wait(&er, nth + 2));
 	expect_entry(_metadata, &er, nth + 1, NEURON_NOTIFY_EXEC_TIMEOUT, 0, false);
 	EXPECT_EQ(0, mm_run(j0, 0));
-	ring_close(&er);
+	neuron_ring_unmap(&er);
 }
 
 TEST_F_TIMEOUT(exec, hang_sem_wait_reset, 60)
@@ -2113,12 +2065,12 @@ TEST_F_TIMEOUT(exec, knob_hang, 60)
 TEST_F_TIMEOUT(exec, knob_error, 60)
 {
 	struct mm *j = &self->mm[0];
-	struct ring er;
+	struct nio_notify_queue er;
 	__u64 seq;
 
 	if (!self->node.created)
 		SKIP(return, "needs the simulator's knobs");
-	ring_open(_metadata, self->node.fd, 1, NEURON_NOTIFY_ERROR, &er);
+	neuron_ring_open_ok(_metadata, self->node.fd, 1, NEURON_NOTIFY_ERROR, 16, -1, &er);
 	ASSERT_EQ(0, mm_setup(j, self->node.fd, 1, NEURON_DT_INT32, 8, 8, 8, 32));
 	ASSERT_EQ(0, neuron_sim_knob(&self->node, "tpb_error_nc", "2"));
 	ASSERT_EQ(0, exec_async(self->node.fd, j->model, j->bind, 3, 0, &seq));
@@ -2129,7 +2081,7 @@ TEST_F_TIMEOUT(exec, knob_error, 60)
 	ASSERT_EQ(0, neuron_sim_knob(&self->node, "tpb_error_nc", "2"));
 	EXPECT_EQ(1000 + NEURON_EXEC_DEVICE_ERROR, mm_run(j, 0));
 	EXPECT_EQ(0, mm_run(j, 0));
-	ring_close(&er);
+	neuron_ring_unmap(&er);
 }
 
 /* tpb_corrupt_nc: bit 30 of the first element flipped, once. */
@@ -2602,12 +2554,12 @@ TEST_F(exec, notify_insn)
 {
 	struct neuron_notify_teardown t = { .nc = 0, .type = NEURON_NOTIFY_EVENT };
 	int fd = self->node.fd;
-	struct ring r0, r1;
+	struct nio_notify_queue r0, r1;
 	struct nasm p = { 0 };
 	__u32 model;
 
-	ring_open(_metadata, fd, 0, NEURON_NOTIFY_EVENT, &r0);
-	ring_open(_metadata, fd, 1, NEURON_NOTIFY_EVENT, &r1);
+	neuron_ring_open_ok(_metadata, fd, 0, NEURON_NOTIFY_EVENT, 16, -1, &r0);
+	neuron_ring_open_ok(_metadata, fd, 1, NEURON_NOTIFY_EVENT, 16, -1, &r1);
 	nasm_reset(&p);
 	nasm_notify(&p, NEURON_ENGINE_POOL, 0x1234);
 	nasm_notify(&p, NEURON_ENGINE_POOL, 0xffffffffU);
@@ -2620,13 +2572,13 @@ TEST_F(exec, notify_insn)
 	expect_entry(_metadata, &r0, 1, NEURON_NOTIFY_PROGRAM, 0xffffffffU, true);
 	expect_entry(_metadata, &r0, 2, NEURON_NOTIFY_PROGRAM, 0, true);
 	/* Only the NC's own queue. */
-	EXPECT_EQ(0U, ring_head(&r1));
+	EXPECT_EQ(0U, neuron_ring_head(&r1));
 	/* Without a queue, NOTIFY does nothing. */
-	ring_close(&r0);
+	neuron_ring_unmap(&r0);
 	ASSERT_EQ(0, neuron_ioctl(fd, NEURON_IOCTL_NOTIFY_TEARDOWN, &t));
 	EXPECT_EQ(NEURON_EXEC_OK, exec_sync(fd, model, NULL, 0, 0));
-	EXPECT_EQ(0U, ring_head(&r1));
-	ring_close(&r1);
+	EXPECT_EQ(0U, neuron_ring_head(&r1));
+	neuron_ring_unmap(&r1);
 }
 
 TEST_HARNESS_MAIN

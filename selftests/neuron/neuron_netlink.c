@@ -531,10 +531,7 @@ static int event_wait(struct nl *nl, __u32 type, __u32 dev, int nc, struct nl_ev
 static int load_sp(int fd, __u32 nc, bool wait, __u32 *handle)
 {
 	struct neuron_tpb_insn insn[2];
-	struct neuron_model_block b;
-	struct neuron_model_load ld;
 	__u32 n = 0;
-	int ret;
 
 	memset(insn, 0, sizeof(insn));
 	if (wait) {
@@ -544,31 +541,16 @@ static int load_sp(int fd, __u32 nc, bool wait, __u32 *handle)
 		n++;
 	}
 	insn[n++].opcode = NEURON_TPB_END;
-	memset(&b, 0, sizeof(b));
-	b.insns = (uintptr_t)insn;
-	b.count = n;
-	b.engine = NEURON_ENGINE_SP;
-	memset(&ld, 0, sizeof(ld));
-	ld.nc = nc;
-	ld.blocks = (uintptr_t)&b;
-	ld.nblocks = 1;
-	ret = neuron_ioctl(fd, NEURON_IOCTL_MODEL_LOAD, &ld);
-	*handle = ld.handle;
-	return ret;
+	return neuron_model_load_block(fd, nc, NEURON_ENGINE_SP, insn, n, NULL, 0, 0, handle);
 }
 
 /* EXECUTE with NEURON_EXEC_WAIT: the status (>= 0), or -errno. */
 static int exec_sync(int fd, __u32 model, __u32 timeout_ms)
 {
-	struct neuron_execute x;
-	int ret;
+	__u32 status;
+	int ret = nio_execute_wait(fd, model, NULL, 0, timeout_ms, &status);
 
-	memset(&x, 0, sizeof(x));
-	x.model = model;
-	x.flags = NEURON_EXEC_WAIT;
-	x.timeout_ms = timeout_ms;
-	ret = neuron_ioctl(fd, NEURON_IOCTL_EXECUTE, &x);
-	return ret ? ret : (int)x.status;
+	return ret ? ret : (int)status;
 }
 
 /* ---- the family ---- */

@@ -144,4 +144,15 @@ static inline void neuron_require_sim(struct __test_metadata *_metadata)
 				  NEURON_SIM_BUS);
 }
 
+/* nio_notify_open() in a test, asserting success. */
+static inline void neuron_ring_open_ok(struct __test_metadata *_metadata, int fd,
+				       __u32 nc, __u32 type, __u32 entries, int efd,
+				       struct nio_notify_queue *r)
+{
+	int err = nio_notify_open(fd, nc, type, entries, efd, r);
+
+	ASSERT_EQ(0, err) TH_LOG("notification queue of nc %u type %u: %s", nc, type,
+				 strerror(-err));
+}
+
 #endif /* NEURON_TEST_H */

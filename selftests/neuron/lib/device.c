@@ -168,48 +168,21 @@ int neuron_notify_teardown(int fd, __u32 nc, __u32 type)
 	return nio_notify_teardown(fd, nc, type);
 }
 
-int neuron_ring_open(int fd, __u32 nc, __u32 type, __u32 entries, int efd,
-		     struct neuron_ring *r)
+void neuron_ring_unmap(struct nio_notify_queue *r)
 {
-	struct neuron_notify_setup s = {
-		.nc = nc, .type = type, .entries = entries, .eventfd = efd,
-	};
-	void *m;
-	int err;
-
-	memset(r, 0, sizeof(*r));
-	err = nio_notify_setup_req(fd, &s);
-	if (err)
-		return err;
-	m = mmap(NULL, s.mmap_size, PROT_READ, MAP_SHARED, fd, s.mmap_offset);
-	if (m == MAP_FAILED)
-		return -errno;
-	r->q.nc = nc;
-	r->q.type = type;
-	r->q.entries = entries;
-	r->q.map = m;
-	r->q.map_size = s.mmap_size;
-	r->q.hdr = m;
-	r->q.ent = (void *)((char *)m + NEURON_NOTIFY_ENTRY_OFFSET);
-	r->off = s.mmap_offset;
-	return 0;
+	if (r->map)
+		munmap(r->map, r->map_size);
+	r->map = NULL;
 }
 
-void neuron_ring_unmap(struct neuron_ring *r)
+__u32 neuron_ring_head(const struct nio_notify_queue *r)
 {
-	if (r->q.map)
-		munmap(r->q.map, r->q.map_size);
-	r->q.map = NULL;
+	return __atomic_load_n(&r->hdr->head, __ATOMIC_ACQUIRE);
 }
 
-__u32 neuron_ring_head(const struct neuron_ring *r)
+const struct neuron_notify_entry *neuron_ring_entry(const struct nio_notify_queue *r, __u32 i)
 {
-	return __atomic_load_n(&r->q.hdr->head, __ATOMIC_ACQUIRE);
-}
-
-const struct neuron_notify_entry *neuron_ring_entry(const struct neuron_ring *r, __u32 i)
-{
-	return &r->q.ent[i & (r->q.entries - 1)];
+	return &r->ent[i & (r->entries - 1)];
 }
 
 /* ---- models, execution ---- */

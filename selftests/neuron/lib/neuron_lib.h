@@ -272,21 +272,16 @@ int neuron_notify_setup(int fd, __u32 nc, __u32 type, __u32 entries,
 			__u64 *mmap_size, __u64 *mmap_offset);
 int neuron_notify_teardown(int fd, __u32 nc, __u32 type);
 
-/* A queue set up and mapped (nio_notify_open()). */
-struct neuron_ring {
-	struct nio_notify_queue q;
-	__u64 off;		/* its mmap offset */
-};
-
-/* Set up (@nc, @type) with @entries and @efd (-1: none) and map it. */
-int neuron_ring_open(int fd, __u32 nc, __u32 type, __u32 entries, int efd,
-		     struct neuron_ring *r);
+/*
+ * A queue set up and mapped: struct nio_notify_queue, by nio_notify_open()
+ * (whose -errno a test asserts on: neuron_ring_open_ok() in neuron_test.h).
+ */
 /* Unmap it (the queue stays: the file's close or a teardown ends it). */
-void neuron_ring_unmap(struct neuron_ring *r);
+void neuron_ring_unmap(struct nio_notify_queue *r);
 /* The head the kernel published. */
-__u32 neuron_ring_head(const struct neuron_ring *r);
+__u32 neuron_ring_head(const struct nio_notify_queue *r);
 /* Entry @i (an index of the ring: taken modulo its size). */
-const struct neuron_notify_entry *neuron_ring_entry(const struct neuron_ring *r, __u32 i);
+const struct neuron_notify_entry *neuron_ring_entry(const struct nio_notify_queue *r, __u32 i);
 
 /* ---- models, execution ---- */
 

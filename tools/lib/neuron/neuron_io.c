@@ -268,9 +268,8 @@ int nio_execute_req(int fd, struct neuron_execute *x)
 	return nio_ioctl(fd, NEURON_IOCTL_EXECUTE, x);
 }
 
-static int nio_execute(int fd, __u32 model, const __u32 *bind,
-		       __u32 nbind, __u32 flags, __u32 timeout_ms,
-		       struct neuron_execute *x)
+void nio_execute_prep(struct neuron_execute *x, __u32 model, const __u32 *bind,
+		      __u32 nbind, __u32 flags, __u32 timeout_ms)
 {
 	memset(x, 0, sizeof(*x));
 	x->model = model;
@@ -278,6 +277,13 @@ static int nio_execute(int fd, __u32 model, const __u32 *bind,
 	x->bindings = (uintptr_t)bind;
 	x->nbindings = nbind;
 	x->timeout_ms = timeout_ms;
+}
+
+static int nio_execute(int fd, __u32 model, const __u32 *bind,
+		       __u32 nbind, __u32 flags, __u32 timeout_ms,
+		       struct neuron_execute *x)
+{
+	nio_execute_prep(x, model, bind, nbind, flags, timeout_ms);
 	return nio_execute_req(fd, x);
 }
 
@@ -336,6 +342,7 @@ int nio_notify_open(int fd, __u32 nc, __u32 type, __u32 entries,
 	q->entries = entries;
 	q->map = m;
 	q->map_size = s.mmap_size;
+	q->mmap_offset = s.mmap_offset;
 	q->hdr = m;
 	q->ent = (const void *)((const char *)m + NEURON_NOTIFY_ENTRY_OFFSET);
 	return 0;

@@ -107,6 +107,9 @@ int nio_model_load(int fd, struct neuron_model_load *l);
 int nio_model_unload(int fd, __u32 handle);
 /* EXECUTE of a request the caller filled. */
 int nio_execute_req(int fd, struct neuron_execute *x);
+/* Fill @x: @model with @nbind bindings, @flags, @timeout_ms, the rest 0. */
+void nio_execute_prep(struct neuron_execute *x, __u32 model, const __u32 *bind,
+		      __u32 nbind, __u32 flags, __u32 timeout_ms);
 /*
  * EXECUTE with NEURON_EXEC_WAIT: 0 and *@status (NEURON_EXEC_*), or -errno
  * of the call.
@@ -126,6 +129,7 @@ struct nio_notify_queue {
 	__u32 entries;
 	void *map;
 	size_t map_size;
+	__u64 mmap_offset;
 	const struct neuron_notify_header *hdr;
 	const struct neuron_notify_entry *ent;
 };

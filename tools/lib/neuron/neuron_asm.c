@@ -171,6 +171,12 @@ struct neuron_tpb_insn *nasm_emit(struct nasm *a, uint32_t e, uint8_t opcode,
 	return i;
 }
 
+/* Append @in to engine @e's block. */
+static void put(struct nasm *a, uint32_t e, const struct neuron_tpb_insn *in)
+{
+	*push(a, e) = *in;
+}
+
 void nasm_end(struct nasm *a, uint32_t e)
 {
 	nasm_emit(a, e, NEURON_TPB_END, 0, 0);
@@ -184,88 +190,82 @@ void nasm_jump(struct nasm *a, uint32_t e, uint32_t target)
 void nasm_copy(struct nasm *a, uint32_t e, struct neuron_tpb_ref dst,
 	       struct neuron_tpb_ref src, uint32_t n)
 {
-	struct neuron_tpb_insn *i = nasm_emit(a, e, NEURON_TPB_COPY, 0, 0);
+	struct neuron_tpb_insn in = {
+		.opcode = NEURON_TPB_COPY,
+		.dst = dst, .a = src, .n = n,
+	};
 
-	i->n = n;
-	i->dst = dst;
-	i->a = src;
+	put(a, e, &in);
 }
 
 void nasm_matmul(struct nasm *a, uint8_t dt, uint8_t func,
 		 struct neuron_tpb_ref dst, struct neuron_tpb_ref x,
 		 struct neuron_tpb_ref y, uint32_t m, uint32_t k, uint32_t n)
 {
-	struct neuron_tpb_insn *i = nasm_emit(a, NEURON_ENGINE_PE, NEURON_TPB_MATMUL,
-					      dt, func);
+	struct neuron_tpb_insn in = {
+		.opcode = NEURON_TPB_MATMUL, .dtype = dt, .func = func,
+		.dst = dst, .a = x, .b = y, .m = m, .k = k, .n = n,
+	};
 
-	i->m = m;
-	i->k = k;
-	i->n = n;
-	i->dst = dst;
-	i->a = x;
-	i->b = y;
+	put(a, NEURON_ENGINE_PE, &in);
 }
 
 void nasm_act(struct nasm *a, uint8_t dt, uint8_t func,
 	      struct neuron_tpb_ref dst, struct neuron_tpb_ref src, uint32_t n)
 {
-	struct neuron_tpb_insn *i = nasm_emit(a, NEURON_ENGINE_ACT, NEURON_TPB_ACT,
-					      dt, func);
+	struct neuron_tpb_insn in = {
+		.opcode = NEURON_TPB_ACT, .dtype = dt, .func = func,
+		.dst = dst, .a = src, .n = n,
+	};
 
-	i->n = n;
-	i->dst = dst;
-	i->a = src;
+	put(a, NEURON_ENGINE_ACT, &in);
 }
 
 void nasm_pool(struct nasm *a, uint8_t dt, uint8_t func,
 	       struct neuron_tpb_ref dst, struct neuron_tpb_ref src,
 	       uint32_t m, uint32_t n, uint32_t k)
 {
-	struct neuron_tpb_insn *i = nasm_emit(a, NEURON_ENGINE_POOL, NEURON_TPB_POOL,
-					      dt, func);
+	struct neuron_tpb_insn in = {
+		.opcode = NEURON_TPB_POOL, .dtype = dt, .func = func,
+		.dst = dst, .a = src, .m = m, .k = k, .n = n,
+	};
 
-	i->m = m;
-	i->n = n;
-	i->k = k;
-	i->dst = dst;
-	i->a = src;
+	put(a, NEURON_ENGINE_POOL, &in);
 }
 
 void nasm_tt(struct nasm *a, uint8_t dt, uint8_t func,
 	     struct neuron_tpb_ref dst, struct neuron_tpb_ref x,
 	     struct neuron_tpb_ref y, uint32_t m, uint32_t n)
 {
-	struct neuron_tpb_insn *i = nasm_emit(a, NEURON_ENGINE_DVE, NEURON_TPB_TT,
-					      dt, func);
+	struct neuron_tpb_insn in = {
+		.opcode = NEURON_TPB_TT, .dtype = dt, .func = func,
+		.dst = dst, .a = x, .b = y, .m = m, .n = n,
+	};
 
-	i->m = m;
-	i->n = n;
-	i->dst = dst;
-	i->a = x;
-	i->b = y;
+	put(a, NEURON_ENGINE_DVE, &in);
 }
 
 void nasm_ts(struct nasm *a, uint8_t dt, uint8_t func,
 	     struct neuron_tpb_ref dst, struct neuron_tpb_ref src,
 	     uint32_t imm, uint32_t m, uint32_t n)
 {
-	struct neuron_tpb_insn *i = nasm_emit(a, NEURON_ENGINE_DVE, NEURON_TPB_TS,
-					      dt, func);
+	struct neuron_tpb_insn in = {
+		.opcode = NEURON_TPB_TS, .dtype = dt, .func = func,
+		.dst = dst, .a = src, .m = m, .n = n, .imm = imm,
+	};
 
-	i->imm = imm;
-	i->m = m;
-	i->n = n;
-	i->dst = dst;
-	i->a = src;
+	put(a, NEURON_ENGINE_DVE, &in);
 }
 
 void nasm_sync(struct nasm *a, uint32_t e, uint8_t opcode, uint32_t index,
 	       uint32_t imm)
 {
-	struct neuron_tpb_insn *i = nasm_emit(a, e, opcode, 0, 0);
+	struct neuron_tpb_insn in = {
+		.opcode = opcode,
+		.index = index, .imm = imm,
+	};
 
-	i->index = index;
-	i->imm = imm;
+	put(a, e, &in);
 }
 
 void nasm_signal(struct nasm *a, uint32_t e, uint32_t sem, uint32_t count)

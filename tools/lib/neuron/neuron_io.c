@@ -70,42 +70,43 @@ int nio_device_info(int fd, struct neuron_device_info *info, __u32 *size)
 }
 
 /* Room for the answers with per-NC entries: more NCs than any arch has. */
-#define NIO_MAX_NC	64
+#define NIO_ANSWER_MAX	4096
+
+/*
+ * QUERY @op whose answer is a header of @hsize bytes (into @head) and
+ * entries of @esize bytes: up to @max of them into @ent (unless NULL).
+ */
+static int nio_query_entries(int fd, __u32 op, void *head, size_t hsize,
+			     void *ent, size_t esize, __u32 max)
+{
+	unsigned char b[NIO_ANSWER_MAX];
+	size_t n = (sizeof(b) - hsize) / esize;
+	int err;
+
+	memset(b, 0, sizeof(b));
+	err = nio_query(fd, op, b, sizeof(b), NULL);
+	if (err)
+		return err;
+	memcpy(head, b, hsize);
+	if (ent)
+		memcpy(ent, b + hsize, (max < n ? max : n) * esize);
+	return 0;
+}
 
 int nio_mem_usage(int fd, struct neuron_mem_usage *u,
 		  struct neuron_mem_usage_nc *nc, __u32 max)
 {
-	struct {
-		struct neuron_mem_usage u;
-		struct neuron_mem_usage_nc nc[NIO_MAX_NC];
-	} b;
-	int err;
-
-	memset(&b, 0, sizeof(b));
-	err = nio_query(fd, NEURON_QUERY_MEM_USAGE, &b, sizeof(b), NULL);
-	if (err)
-		return err;
-	*u = b.u;
-	if (nc)
-		memcpy(nc, b.nc, (max < NIO_MAX_NC ? max : NIO_MAX_NC) * sizeof(*nc));
-	return 0;
+	return nio_query_entries(fd, NEURON_QUERY_MEM_USAGE, u, sizeof(*u), nc,
+				 sizeof(*nc), max);
 }
 
 int nio_nc_states(int fd, struct neuron_nc_state *st, __u32 max)
 {
-	struct {
-		struct neuron_nc_states h;
-		struct neuron_nc_state nc[NIO_MAX_NC];
-	} b;
-	int err;
+	struct neuron_nc_states h;
+	int err = nio_query_entries(fd, NEURON_QUERY_NC_STATE, &h, sizeof(h), st,
+				    sizeof(*st), max);
 
-	memset(&b, 0, sizeof(b));
-	err = nio_query(fd, NEURON_QUERY_NC_STATE, &b, sizeof(b), NULL);
-	if (err)
-		return err;
-	if (st)
-		memcpy(st, b.nc, (max < NIO_MAX_NC ? max : NIO_MAX_NC) * sizeof(*st));
-	return (int)b.h.nc_count;
+	return err ? err : (int)h.nc_count;
 }
 
 /* ---- memory ---- */
@@ -151,19 +152,13 @@ int nio_copy(int fd, __u32 src, __u64 soff, __u32 dst, __u64 doff,
 	     const void *sptr, void *dptr, __u64 size, __u32 flags,
 	     __u64 *seqno)
 {
-	struct neuron_copy c;
-	int err;
+	struct neuron_copy c = {
+		.src_handle = src, .src_offset = soff, .src_ptr = (uintptr_t)sptr,
+		.dst_handle = dst, .dst_offset = doff, .dst_ptr = (uintptr_t)dptr,
+		.size = size, .flags = flags,
+	};
+	int err = nio_copy_req(fd, &c);
 
-	memset(&c, 0, sizeof(c));
-	c.src_handle = src;
-	c.dst_handle = dst;
-	c.src_offset = soff;
-	c.dst_offset = doff;
-	c.src_ptr = (uintptr_t)sptr;
-	c.dst_ptr = (uintptr_t)dptr;
-	c.size = size;
-	c.flags = flags;
-	err = nio_copy_req(fd, &c);
 	if (seqno)
 		*seqno = c.seqno;
 	return err;
@@ -182,16 +177,12 @@ int nio_read(int fd, __u32 h, __u64 off, void *buf, __u64 size)
 int nio_memset(int fd, __u32 h, __u64 off, __u32 value, __u64 size,
 	       __u32 flags, __u64 *seqno)
 {
-	struct neuron_memset m;
-	int err;
+	struct neuron_memset m = {
+		.handle = h, .value = value, .offset = off, .size = size,
+		.flags = flags,
+	};
+	int err = nio_ioctl(fd, NEURON_IOCTL_MEMSET, &m);
 
-	memset(&m, 0, sizeof(m));
-	m.handle = h;
-	m.value = value;
-	m.offset = off;
-	m.size = size;
-	m.flags = flags;
-	err = nio_ioctl(fd, NEURON_IOCTL_MEMSET, &m);
 	if (seqno)
 		*seqno = m.seqno;
 	return err;
@@ -206,18 +197,22 @@ int nio_wait(int fd, __u64 seqno, __s64 deadline_ns)
 
 /* ---- NeuronCores ---- */
 
-int nio_nc_reserve(int fd, __u64 nc_mask)
+/* NC_RESERVE or NC_RELEASE (@request) of @nc_mask. */
+static int nio_nc_mask_op(int fd, unsigned long request, __u64 nc_mask)
 {
 	struct neuron_nc_reserve r = { .nc_mask = nc_mask };
 
-	return nio_ioctl(fd, NEURON_IOCTL_NC_RESERVE, &r);
+	return nio_ioctl(fd, request, &r);
+}
+
+int nio_nc_reserve(int fd, __u64 nc_mask)
+{
+	return nio_nc_mask_op(fd, NEURON_IOCTL_NC_RESERVE, nc_mask);
 }
 
 int nio_nc_release(int fd, __u64 nc_mask)
 {
-	struct neuron_nc_reserve r = { .nc_mask = nc_mask };
-
-	return nio_ioctl(fd, NEURON_IOCTL_NC_RELEASE, &r);
+	return nio_nc_mask_op(fd, NEURON_IOCTL_NC_RELEASE, nc_mask);
 }
 
 int nio_nc_sem_req(int fd, struct neuron_nc_sem *s)

@@ -144,6 +144,29 @@ static inline void neuron_require_sim(struct __test_metadata *_metadata)
 				  NEURON_SIM_BUS);
 }
 
+/*
+ * In a test body: skip (and return true) unless the device (@n, whose
+ * caps are @caps) has memory objects.
+ */
+static inline bool neuron_skip_no_mem(struct __test_metadata *_metadata,
+				      const struct neuron_node *n, __u64 caps)
+{
+	if (caps & NEURON_CAP_MEM)
+		return false;
+	SKIP(return true, "%s has no NEURON_CAP_MEM", n->path);
+}
+
+/* ... unless it also is a simulated device of our own (to fill or remove). */
+static inline bool neuron_skip_no_sim(struct __test_metadata *_metadata,
+				      const struct neuron_node *n, __u64 caps)
+{
+	if (neuron_skip_no_mem(_metadata, n, caps))
+		return true;
+	if (n->created)
+		return false;
+	SKIP(return true, "needs a simulated device of our own");
+}
+
 /* nio_notify_open() in a test, asserting success. */
 static inline void neuron_ring_open_ok(struct __test_metadata *_metadata, int fd,
 				       __u32 nc, __u32 type, __u32 entries, int efd,

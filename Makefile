@@ -85,8 +85,10 @@ tools:
 		CC="$(CC) $(TOOL_FLAGS)" container-tools
 	MAKEFLAGS= $(MAKE) -f tools/Makefile.nl O=$(abspath $(O)) STATIC=0 CC="$(CC)" \
 		EXTRA_CFLAGS="$(TOOL_FLAGS)" $(abspath $(O))/neuron-ls $(abspath $(O))/neuron-monitor
-	$(CC) $(CPPFLAGS) -O2 $(CFLAGS) -Wall -Wextra -I$(CURDIR)/uapi -o $(O)/neuron-info \
-		tools/neuron-info.c $(LDFLAGS)
+	MAKEFLAGS= $(MAKE) -C tools/lib/neuron O=$(abspath $(O))/libneuron CC="$(CC)" \
+		LIB_CFLAGS="-O2 $(CPPFLAGS) $(CFLAGS)"
+	$(CC) $(CPPFLAGS) -O2 $(CFLAGS) -Wall -Wextra -I$(CURDIR)/uapi -I$(CURDIR)/tools/lib/neuron \
+		-o $(O)/neuron-info tools/neuron-info.c $(O)/libneuron/libneuron.a $(LDFLAGS)
 
 install-tools: tools
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1

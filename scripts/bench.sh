@@ -19,8 +19,10 @@
 vm_run_prep bench
 progs="$BUILD/bench-progs"
 mkdir -p "$progs"
-gcc -static -O2 -pthread -Wall -Wextra -Werror -I "$SRC/uapi" -o "$progs/neuron-bench" \
-	"$SRC/tools/neuron-bench.c"
+make -s -C "$SRC/tools/lib/neuron" O="$progs/lib/libneuron" >"$RUN/libneuron-build.log" 2>&1 ||
+	die "libneuron build failed: $RUN/libneuron-build.log"
+gcc -static -O2 -pthread -Wall -Wextra -Werror -I "$SRC/uapi" -I "$SRC/tools/lib/neuron" \
+	-o "$progs/neuron-bench" "$SRC/tools/neuron-bench.c" "$progs/lib/libneuron/libneuron.a"
 # Static (the VM has no libnl): glibc warns about getaddrinfo() in libnl-3.a.
 make -s -f "$SRC/tools/Makefile.nl" O="$progs" >"$RUN/nlbench-build.log" 2>&1 ||
 	{ tail "$RUN/nlbench-build.log"; die "neuron-nlbench build failed"; }

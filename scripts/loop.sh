@@ -73,10 +73,13 @@ module_build() {
 		[ -z "$(bad_lines "$logf")" ]
 }
 
-# info_build OUTDIR: build the static neuron-info tool into OUTDIR.
+# info_build OUTDIR: build the static neuron-info tool into OUTDIR (with
+# libneuron, built into OUTDIR/lib/libneuron).
 info_build() {
 	mkdir -p "$1"
-	gcc -static -O2 -Wall -I "$SRC/uapi" -o "$1/neuron-info" "$SRC/tools/neuron-info.c"
+	make -C "$SRC/tools/lib/neuron" O="$1/lib/libneuron" &&
+		gcc -static -O2 -Wall -I "$SRC/uapi" -I "$SRC/tools/lib/neuron" -o "$1/neuron-info" \
+			"$SRC/tools/neuron-info.c" "$1/lib/libneuron/libneuron.a"
 }
 
 # progs_build OUTDIR LOG: build the static selftests (neuron_*) and
@@ -118,7 +121,8 @@ shim_build() {
 			install -m 0755 "$d/lib/neuron-pack" "$d/lib/neuron-dump" "$d/root/usr/bin/" &&
 			install -m 0644 "$d"/lib/models/*.nmodel "$d/root/usr/share/neuron/models/" &&
 			gcc -O2 -Wall -Wextra -Werror -I"$d/root/usr/include" -I"$SRC/uapi" \
-				-I"$inc" -o "$d/progs/test_nrt" "$SRC/libshim/tests/test_nrt.c" \
+				-I"$inc" -I"$SRC/tools/lib/neuron" -o "$d/progs/test_nrt" \
+				"$SRC/libshim/tests/test_nrt.c" "$d/lib/libneuron/libneuron.a" \
 				-L"$d/root/usr/lib" -lnrt -pthread -lm &&
 			PKG_CONFIG_PATH="$d/root/usr/lib/pkgconfig" \
 				make -C "$SRC/examples" O="$d/progs" CFLAGS="-O2 -Wall -Wextra -Werror" \

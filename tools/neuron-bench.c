@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include <neuron.h>
+#include <neuron_io.h>
 
 #define SIZE		(64UL << 20)
 /* 2 MiB aligned (huge pages), at a distance that is no power of two. */
@@ -76,29 +77,21 @@ static struct neuron_mem_alloc alloc(__u32 kind, __u64 size)
 		.channel = kind == NEURON_MEM_DEVICE ? NEURON_MEM_CHANNEL_ANY : 0,
 	};
 
-	if (ioctl(fd, NEURON_IOCTL_MEM_ALLOC, &a))
+	if (nio_mem_alloc_req(fd, &a))
 		die("MEM_ALLOC");
 	return a;
 }
 
 static void mem_free(__u32 handle)
 {
-	struct neuron_mem_free f = { .handle = handle };
-
-	if (ioctl(fd, NEURON_IOCTL_MEM_FREE, &f))
+	if (nio_mem_free(fd, handle))
 		die("MEM_FREE");
 }
 
 /* COPY of @size bytes between a handle and a pointer, or two handles. */
 static void copy_n(__u32 src, __u32 dst, const void *sptr, void *dptr, __u64 size)
 {
-	struct neuron_copy c = {
-		.src_handle = src, .dst_handle = dst,
-		.src_ptr = (uintptr_t)sptr, .dst_ptr = (uintptr_t)dptr,
-		.size = size,
-	};
-
-	if (ioctl(fd, NEURON_IOCTL_COPY, &c))
+	if (nio_copy(fd, src, 0, dst, 0, sptr, dptr, size, 0, NULL))
 		die("COPY");
 }
 
@@ -182,7 +175,7 @@ static void call_query(struct neuron_query *q, int null)
 {
 	(void)null;
 	q->size = sizeof(struct neuron_device_info);
-	if (ioctl(fd, NEURON_IOCTL_QUERY, q))
+	if (nio_ioctl(fd, NEURON_IOCTL_QUERY, q))
 		die("QUERY");
 }
 
@@ -341,9 +334,7 @@ static void sim_create(char *path, size_t len)
 
 static void nc_reserve(int f, __u64 mask)
 {
-	struct neuron_nc_reserve r = { .nc_mask = mask };
-
-	if (ioctl(f, NEURON_IOCTL_NC_RESERVE, &r))
+	if (nio_nc_reserve(f, mask))
 		die("NC_RESERVE");
 }
 
@@ -358,7 +349,7 @@ static __u32 load(int f, __u32 nc, const struct neuron_model_block *blocks,
 		.scratch_size = scratch,
 	};
 
-	if (ioctl(f, NEURON_IOCTL_MODEL_LOAD, &l))
+	if (nio_model_load(f, &l))
 		die("MODEL_LOAD");
 	return l.handle;
 }
@@ -376,10 +367,10 @@ static __u32 load_empty(int f, __u32 nc)
 /* One submit-and-wait: one ioctl. */
 static void run(int f, __u32 model, const __u32 *bind, __u32 nbind)
 {
-	struct neuron_execute x = { .model = model, .flags = NEURON_EXEC_WAIT,
-				    .bindings = (uintptr_t)bind, .nbindings = nbind };
+	__u32 status;
 
-	if (ioctl(f, NEURON_IOCTL_EXECUTE, &x) || x.status != NEURON_EXEC_OK)
+	if (nio_execute_wait(f, model, bind, nbind, 0, &status) ||
+	    status != NEURON_EXEC_OK)
 		die("EXECUTE");
 }
 
@@ -439,7 +430,7 @@ static double rate_processes(const char *path)
 		if (pipe(pipes[i]))
 			die("pipe");
 		if (fork() == 0) {
-			struct exec_arg a = { .fd = open(path, O_RDWR) };
+			struct exec_arg a = { .fd = nio_open_path(path, O_RDWR) };
 
 			if (a.fd < 0)
 				die(path);
@@ -598,7 +589,7 @@ int main(int argc, char **argv)
 		snprintf(path, sizeof(path), "%s", argv[1]);
 	else
 		sim_create(path, sizeof(path));
-	fd = open(path, O_RDWR);
+	fd = nio_open_path(path, O_RDWR);
 	if (fd < 0)
 		die(path);
 	printf("bench: %s\n", path);

@@ -16,10 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "neuron.h"
+#include "neuron_io.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -130,21 +130,16 @@ static void print_info(const char *path, const struct neuron_device_info *d,
 static int show(const char *path)
 {
 	struct neuron_device_info info;
-	struct neuron_query q;
+	__u32 size;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = nio_open_path(path, O_RDONLY);
 	if (fd < 0) {
 		fprintf(stderr, "%s: cannot open %s: %s\n", prog, path,
 			strerror(errno));
 		return 1;
 	}
-	memset(&info, 0, sizeof(info));
-	memset(&q, 0, sizeof(q));
-	q.op = NEURON_QUERY_DEVICE;
-	q.data = (uintptr_t)&info;
-	q.size = sizeof(info);
-	if (ioctl(fd, NEURON_IOCTL_QUERY, &q)) {
+	if (nio_device_info(fd, &info, &size)) {
 		int err = errno;
 
 		fprintf(stderr, "%s: %s: NEURON_IOCTL_QUERY failed: %s%s\n",
@@ -155,7 +150,7 @@ static int show(const char *path)
 		return 1;
 	}
 	close(fd);
-	print_info(path, &info, q.size);
+	print_info(path, &info, size);
 	return 0;
 }
 

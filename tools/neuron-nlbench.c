@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -34,6 +33,7 @@
 #include "neuron.h"
 #include "neuron_netlink.h"
 #include "nl_common.h"
+#include "neuron_io.h"
 
 #define SIM_BUS		"/sys/bus/neuron_sim"
 #define N_DEVS		16
@@ -144,7 +144,6 @@ static int bench_dump(struct nt_ctx *c)
 {
 	static double dump[ROUNDS], query[ROUNDS];
 	struct nc_states st;
-	struct neuron_query q;
 	unsigned int n = 0;
 	int r, i, err;
 
@@ -160,11 +159,7 @@ static int bench_dump(struct nt_ctx *c)
 		dump[r] = now_us() - t0;
 		t0 = now_us();
 		for (i = 0; i < N_DEVS; i++) {
-			memset(&q, 0, sizeof(q));
-			q.op = NEURON_QUERY_NC_STATE;
-			q.data = (uintptr_t)&st;
-			q.size = sizeof(st);
-			if (ioctl(fds[i], NEURON_IOCTL_QUERY, &q)) {
+			if (nio_query(fds[i], NEURON_QUERY_NC_STATE, &st, sizeof(st), NULL)) {
 				perror("NEURON_IOCTL_QUERY");
 				return 2;
 			}
@@ -244,7 +239,7 @@ static int bench_latency(void)
 		return 2;
 	}
 	nl_socket_modify_cb(ev.sk, NL_CB_VALID, NL_CB_CUSTOM, fault_cb, &l);
-	if (ioctl(fds[0], NEURON_IOCTL_MEM_ALLOC, &a)) {
+	if (nio_mem_alloc_req(fds[0], &a)) {
 		perror("NEURON_IOCTL_MEM_ALLOC");
 		nt_ctx_close(&ev);
 		return 2;
@@ -252,9 +247,6 @@ static int bench_latency(void)
 	snprintf(knob, sizeof(knob), SIM_BUS "/devices/neuron_sim%d/dma_fail_next",
 		 FIRST_ID);
 	for (i = 0; i < LAT_TRIES; i++) {
-		struct neuron_copy c = { .dst_handle = a.handle, .src_ptr = (uintptr_t)buf,
-					 .size = sizeof(buf) };
-
 		/* Let the previous fault's reset end; drop its events. */
 		l.got = false;
 		pump(&ev, &l, 300);
@@ -265,7 +257,7 @@ static int bench_latency(void)
 			break;
 		}
 		t0 = now_us();
-		if (!ioctl(fds[0], NEURON_IOCTL_COPY, &c))
+		if (!nio_write(fds[0], a.handle, 0, buf, sizeof(buf)))
 			fprintf(stderr, "%s: the COPY did not fail\n", prog);
 		err = pump(&ev, &l, 2000);
 		if (err) {
@@ -286,7 +278,7 @@ static int bench_latency(void)
 
 int main(int argc, char **argv)
 {
-	char text[64], path[64];
+	char text[64];
 	struct nt_ctx c;
 	int i, err, ret;
 
@@ -309,10 +301,9 @@ int main(int argc, char **argv)
 		}
 		created[i] = 1;
 		err = sim_minor(FIRST_ID + i, &minors[i]);
-		snprintf(path, sizeof(path), "/dev/neuron%u", minors[i]);
 		if (!err) {
-			fds[i] = open(path, O_RDWR | O_CLOEXEC);
-			err = fds[i] < 0 ? -errno : 0;
+			fds[i] = nio_open(minors[i], O_RDWR);
+			err = fds[i] < 0 ? fds[i] : 0;
 		}
 		if (err) {
 			fprintf(stderr, "%s: sim device %d: %s\n", prog, FIRST_ID + i,

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "nrt_internal.h"
@@ -178,15 +177,9 @@ static int nrt_scan(uint32_t **out)
 
 static int nrt_query(int fd, uint32_t op, void *buf, uint32_t size)
 {
-	struct neuron_query q;
+	int err = nio_query(fd, op, buf, size, &size);
 
-	memset(&q, 0, sizeof(q));
-	q.op = op;
-	q.data = (uintptr_t)buf;
-	q.size = size;
-	if (ioctl(fd, NEURON_IOCTL_QUERY, &q) < 0)
-		return -errno;
-	return (int)q.size;
+	return err ? err : (int)size;
 }
 
 static int nrt_dev_usable(const struct neuron_device_info *info)
@@ -228,7 +221,7 @@ static NRT_STATUS nrt_open_devs(const char *fn, int rw, struct nrt_dev **out,
 		int fd, r;
 
 		snprintf(path, sizeof(path), "%s/neuron%u", nrt_dev_dir(), minors[i]);
-		fd = open(path, (rw ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+		fd = nio_open_path(path, rw ? O_RDWR : O_RDONLY);
 		if (fd < 0) {
 			int e = errno;
 			int j;
@@ -412,18 +405,13 @@ static void nrt_census(char *buf, size_t len)
 /* NC_RESERVE one global core; 0 or -errno. */
 static int nrt_reserve(uint32_t core)
 {
-	struct neuron_nc_reserve r;
 	struct nrt_dev *dv;
 	uint32_t nc;
 
 	dv = nrt_core_dev(core, &nc);
 	if (!dv)
 		return -EINVAL;
-	memset(&r, 0, sizeof(r));
-	r.nc_mask = 1ULL << nc;
-	if (ioctl(dv->fd, NEURON_IOCTL_NC_RESERVE, &r) < 0)
-		return -errno;
-	return 0;
+	return nio_nc_reserve(dv->fd, 1ULL << nc);
 }
 
 static int nrt_have_core(uint32_t core)
@@ -853,7 +841,7 @@ NRT_EXPORT NRT_STATUS nrt_get_instance_info(nrt_instance_info_t *info, size_t in
 	}
 	for (i = 0; i < n && !found; i++) {
 		snprintf(path, sizeof(path), "%s/neuron%u", nrt_dev_dir(), minors[i]);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+		fd = nio_open_path(path, O_RDONLY);
 		if (fd < 0)
 			continue;
 		memset(&di, 0, sizeof(di));

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include <neuron.h>
+#include <neuron_io.h>
 
 #include "nrt/nrt.h"
 #include "nrt/nrt_experimental.h"

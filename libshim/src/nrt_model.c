@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 
 #include "nrt_internal.h"
 
@@ -129,7 +128,7 @@ NRT_EXPORT NRT_STATUS nrt_load(const void *neff_bytes, size_t size, int32_t star
 	ml.scratch_size = cm->scratch_size;
 	ml.nblocks = cm->nblocks;
 	ml.nslots = cm->ntensors;
-	if (ioctl(dv->fd, NEURON_IOCTL_MODEL_LOAD, &ml) < 0) {
+	if (nio_model_load(dv->fd, &ml) < 0) {
 		int e = errno;
 
 		if (e == ENOEXEC) {
@@ -172,7 +171,6 @@ out:
 NRT_EXPORT NRT_STATUS nrt_unload(nrt_model_t *model)
 {
 	static const char fn[] = "nrt_unload";
-	struct neuron_model_unload u;
 	NRT_STATUS s;
 	char obj[32];
 
@@ -183,9 +181,7 @@ NRT_EXPORT NRT_STATUS nrt_unload(nrt_model_t *model)
 	s = nrt_enter(fn);
 	if (s == NRT_SUCCESS) {
 		if (model->gen == nrt_rt.gen) {
-			memset(&u, 0, sizeof(u));
-			u.handle = model->handle;
-			if (ioctl(nrt_rt.devs[model->dev].fd, NEURON_IOCTL_MODEL_UNLOAD, &u) < 0) {
+			if (nio_model_unload(nrt_rt.devs[model->dev].fd, model->handle) < 0) {
 				snprintf(obj, sizeof(obj), "nc %u", model->core);
 				nrt_log(fn, "unload", obj, "%s", strerror(errno));
 				s = nrt_errno_status(errno);
@@ -360,7 +356,7 @@ static NRT_STATUS run(const char *fn, nrt_model_t *model, const nrt_tensor_set_t
 		ex.flags = NEURON_EXEC_WAIT;
 		ex.bindings = (uintptr_t)bind;
 		ex.nbindings = model->ntensors;
-		if (ioctl(nrt_rt.devs[model->dev].fd, NEURON_IOCTL_EXECUTE, &ex) < 0) {
+		if (nio_execute_req(nrt_rt.devs[model->dev].fd, &ex) < 0) {
 			int e = errno;
 
 			snprintf(obj, sizeof(obj), "nc %u", model->core);

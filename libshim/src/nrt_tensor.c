@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -102,12 +101,10 @@ static void st_put(struct nrt_storage *st)
 	case NRT_ST_DEVICE:
 		pthread_rwlock_rdlock(&nrt_rt.lock);
 		if (nrt_rt.state == NRT_STATE_INIT && st->gen == nrt_rt.gen) {
-			struct neuron_mem_free f = { .handle = st->handle, .flags = 0 };
-
 			st_unlink(st);
 			if (st->ptr)
 				munmap(st->ptr, st->map_len);
-			if (ioctl(nrt_rt.devs[st->dev].fd, NEURON_IOCTL_MEM_FREE, &f) < 0)
+			if (nio_mem_free(nrt_rt.devs[st->dev].fd, st->handle) < 0)
 				nrt_log("nrt_tensor_free", "free device memory", NULL, "%s",
 					strerror(errno));
 		} else if (st->ptr) {
@@ -155,7 +152,7 @@ static NRT_STATUS dev_alloc(const char *fn, const char *obj, uint32_t core, size
 	a.kind = NEURON_MEM_DEVICE;
 	a.nc = nc;
 	a.channel = NEURON_MEM_CHANNEL_ANY;
-	if (ioctl(dv->fd, NEURON_IOCTL_MEM_ALLOC, &a) < 0) {
+	if (nio_mem_alloc_req(dv->fd, &a) < 0) {
 		int e = errno;
 		char why[256];
 
@@ -451,22 +448,12 @@ static void io_end(int locked)
 static NRT_STATUS dev_copy(const char *fn, const char *obj, const struct nrt_storage *st,
 			   uint64_t off, void *ptr, uint64_t size, int to_dev)
 {
-	struct neuron_copy c;
+	int fd = nrt_rt.devs[st->dev].fd;
 
 	if (!size)
 		return NRT_SUCCESS;
-	memset(&c, 0, sizeof(c));
-	if (to_dev) {
-		c.dst_handle = st->handle;
-		c.dst_offset = off;
-		c.src_ptr = (uintptr_t)ptr;
-	} else {
-		c.src_handle = st->handle;
-		c.src_offset = off;
-		c.dst_ptr = (uintptr_t)ptr;
-	}
-	c.size = size;
-	if (ioctl(nrt_rt.devs[st->dev].fd, NEURON_IOCTL_COPY, &c) < 0) {
+	if ((to_dev ? nio_write(fd, st->handle, off, ptr, size) :
+		      nio_read(fd, st->handle, off, ptr, size)) < 0) {
 		int e = errno;
 
 		nrt_log(fn, to_dev ? "write device memory" : "read device memory", obj, "%s",
@@ -612,15 +599,9 @@ NRT_EXPORT NRT_STATUS nrt_tensor_copy(const nrt_tensor_t *src, size_t src_offset
 		s = dev_copy(fn, obj, ds, dst->offset + dst_offset,
 			     (char *)ss->ptr + src->offset + src_offset, size, 1);
 	} else if (ss->dev == ds->dev) {
-		struct neuron_copy c;
-
-		memset(&c, 0, sizeof(c));
-		c.src_handle = ss->handle;
-		c.src_offset = src->offset + src_offset;
-		c.dst_handle = ds->handle;
-		c.dst_offset = dst->offset + dst_offset;
-		c.size = size;
-		if (ioctl(nrt_rt.devs[ds->dev].fd, NEURON_IOCTL_COPY, &c) < 0) {
+		if (nio_copy(nrt_rt.devs[ds->dev].fd, ss->handle, src->offset + src_offset,
+			     ds->handle, dst->offset + dst_offset, NULL, NULL, size, 0,
+			     NULL) < 0) {
 			nrt_log(fn, "copy device memory", obj, "%s", strerror(errno));
 			s = nrt_errno_status(errno);
 		}
@@ -657,14 +638,9 @@ NRT_EXPORT NRT_STATUS nrt_tensor_memset(nrt_tensor_t *tensor, uint64_t offset, i
 	if (tensor->st->ptr) {
 		memset((char *)tensor->st->ptr + tensor->offset + offset, value, size);
 	} else if (size) {
-		struct neuron_memset m;
-
-		memset(&m, 0, sizeof(m));
-		m.handle = tensor->st->handle;
-		m.value = (unsigned char)value;
-		m.offset = tensor->offset + offset;
-		m.size = size;
-		if (ioctl(nrt_rt.devs[tensor->st->dev].fd, NEURON_IOCTL_MEMSET, &m) < 0) {
+		if (nio_memset(nrt_rt.devs[tensor->st->dev].fd, tensor->st->handle,
+			       tensor->offset + offset, (unsigned char)value, size, 0,
+			       NULL) < 0) {
 			tname(tensor, obj, sizeof(obj));
 			nrt_log(fn, "memset device memory", obj, "%s", strerror(errno));
 			s = nrt_errno_status(errno);

@@ -14,7 +14,6 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -34,6 +33,7 @@
 #include <kselftest_harness.h>
 
 #include <neuron.h>
+#include <neuron_io.h>
 
 #include "nrt_test.h"
 
@@ -1529,21 +1529,14 @@ TEST_F_TIMEOUT(nrt, contention, 60)
 /* What the driver says of /dev/neuron@minor: memory, NC states. */
 static int dev_query(int minor, uint32_t op, void *buf, uint32_t size)
 {
-	struct neuron_query q;
-	char path[32];
 	int fd, r;
 
-	snprintf(path, sizeof(path), "/dev/neuron%d", minor);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = nio_open(minor, O_RDONLY);
 	if (fd < 0)
 		return -1;
-	memset(&q, 0, sizeof(q));
-	q.op = op;
-	q.data = (uintptr_t)buf;
-	q.size = size;
-	r = ioctl(fd, NEURON_IOCTL_QUERY, &q);
+	r = nio_query(fd, op, buf, size, NULL);
 	close(fd);
-	return r;
+	return r ? -1 : 0;
 }
 
 /* Device memory alive on /dev/neuron@minor, all files; ~0 if unknown. */
@@ -1593,17 +1586,12 @@ static int core_state(uint32_t core, struct neuron_nc_state *st)
 /* A file of this process holding @mask of /dev/neuron@minor, or -1. */
 static int own_reservation(int minor, uint64_t mask)
 {
-	struct neuron_nc_reserve r;
-	char path[32];
 	int fd;
 
-	snprintf(path, sizeof(path), "/dev/neuron%d", minor);
-	fd = open(path, O_RDWR | O_CLOEXEC);
+	fd = nio_open(minor, O_RDWR);
 	if (fd < 0)
 		return -1;
-	memset(&r, 0, sizeof(r));
-	r.nc_mask = mask;
-	if (ioctl(fd, NEURON_IOCTL_NC_RESERVE, &r)) {
+	if (nio_nc_reserve(fd, mask)) {
 		close(fd);
 		return -1;
 	}

@@ -535,6 +535,7 @@ static void alarm_handler(int sig)
 TEST_F(copy, wait_signal)
 {
 	struct itimerval it = { .it_value = { 0, 100000 } };
+	struct neuron_wait w = { 0 };
 	struct sigaction sa, old;
 	__u64 seq, seq2;
 	__s64 t0;
@@ -549,7 +550,10 @@ TEST_F(copy, wait_signal)
 				    NEURON_COPY_ASYNC, &seq));
 	__atomic_store_n(&alarms, 0, __ATOMIC_RELAXED);
 	ASSERT_EQ(0, setitimer(ITIMER_REAL, &it, NULL));
-	EXPECT_EQ(-EINTR, neuron_wait_seq(self->node.fd, seq, neuron_now_ns() + 5000000000LL));
+	/* The raw call: neuron_wait_seq() would restart it (libneuron). */
+	w.seqno = seq;
+	w.timeout_ns = neuron_now_ns() + 5000000000LL;
+	EXPECT_EQ(-EINTR, neuron_ioctl(self->node.fd, NEURON_IOCTL_WAIT, &w));
 	EXPECT_EQ(1, __atomic_load_n(&alarms, __ATOMIC_RELAXED));
 
 	sa.sa_flags = SA_RESTART;

@@ -41,36 +41,13 @@
 
 /* ---- small helpers ---- */
 
-static int reserve(int fd, __u64 mask)
-{
-	struct neuron_nc_reserve r = { .nc_mask = mask };
-
-	return neuron_ioctl(fd, NEURON_IOCTL_NC_RESERVE, &r);
-}
-
-static int release(int fd, __u64 mask)
-{
-	struct neuron_nc_reserve r = { .nc_mask = mask };
-
-	return neuron_ioctl(fd, NEURON_IOCTL_NC_RELEASE, &r);
-}
-
 /* Set up queue (@nc, @type) of @entries and map it: the header, or NULL. */
 static struct neuron_notify_header *queue(int fd, __u32 nc, __u32 type, int *err)
 {
-	struct neuron_notify_setup s = { .nc = nc, .type = type, .entries = 16,
-					 .eventfd = -1 };
-	void *m;
+	struct nio_notify_queue q;
 
-	*err = neuron_ioctl(fd, NEURON_IOCTL_NOTIFY_SETUP, &s);
-	if (*err)
-		return NULL;
-	m = mmap(NULL, s.mmap_size, PROT_READ, MAP_SHARED, fd, s.mmap_offset);
-	if (m == MAP_FAILED) {
-		*err = -errno;
-		return NULL;
-	}
-	return m;
+	*err = nio_notify_open(fd, nc, type, 16, -1, &q);
+	return *err ? NULL : q.map;
 }
 
 static const struct neuron_notify_entry *entry(const struct neuron_notify_header *h,
@@ -87,82 +64,12 @@ static __u32 head(const struct neuron_notify_header *h)
 
 static int notify_wait(int fd, __u32 nc, __u32 type, __u32 consumed)
 {
-	struct neuron_notify_wait w = { .nc = nc, .type = type, .consumed = consumed };
-
-	return neuron_ioctl(fd, NEURON_IOCTL_NOTIFY_WAIT, &w);
-}
-
-/*
- * MODEL_LOAD of a model with one block on @engine (@insns, @count) and no
- * slots, @data_size bytes of @data, @scratch bytes of scratch: 0 or -errno.
- */
-static int load(int fd, __u32 nc, __u32 engine, const struct neuron_tpb_insn *insns,
-		__u32 count, const void *data, __u64 data_size, __u64 scratch,
-		__u32 *handle)
-{
-	struct neuron_model_block b = { .insns = (uintptr_t)insns, .count = count,
-					.engine = engine };
-	struct neuron_model_load l = {
-		.nc = nc, .blocks = (uintptr_t)&b, .nblocks = 1,
-		.data = (uintptr_t)data, .data_size = data_size,
-		.scratch_size = scratch,
-	};
-	int err = neuron_ioctl(fd, NEURON_IOCTL_MODEL_LOAD, &l);
-
-	*handle = l.handle;
-	return err;
-}
-
-static int execute(int fd, __u32 model, __u32 flags, __u32 timeout_ms,
-		   const __u32 *bind, __u32 nbind, __u64 *seq, __u32 *status)
-{
-	struct neuron_execute x = { .model = model, .flags = flags,
-				    .timeout_ms = timeout_ms,
-				    .bindings = (uintptr_t)bind, .nbindings = nbind };
-	int err = neuron_ioctl(fd, NEURON_IOCTL_EXECUTE, &x);
-
-	if (seq)
-		*seq = x.seqno;
-	if (status)
-		*status = x.status;
-	return err;
+	return nio_notify_wait(fd, nc, type, consumed, 0, NULL);
 }
 
 static int sem(int fd, __u32 nc, __u32 op, __u32 index, __u32 *value)
 {
-	struct neuron_nc_sem s = { .nc = nc, .kind = NEURON_SEM_KIND_SEMAPHORE,
-				   .op = op, .index = index, .value = *value };
-	int err = neuron_ioctl(fd, NEURON_IOCTL_NC_SEM, &s);
-
-	*value = s.value;
-	return err;
-}
-
-static int alloc(int fd, __u32 kind, __u64 size, __u32 nc, __u32 *h, __u64 *off)
-{
-	struct neuron_mem_alloc a;
-	int err;
-
-	neuron_mem_alloc_prep(&a, kind, size, nc);
-	err = neuron_mem_alloc_req(fd, &a);
-	*h = a.handle;
-	if (off)
-		*off = a.mmap_offset;
-	return err;
-}
-
-/* The state of NC @nc as NEURON_QUERY_NC_STATE gives it to @fd. */
-static int nc_state(int fd, __u32 nc, struct neuron_nc_state *st)
-{
-	struct {
-		struct neuron_nc_states h;
-		struct neuron_nc_state nc[NEURON_TEST_MAX_NC];
-	} a;
-	int err = neuron_query_into(fd, NEURON_QUERY_NC_STATE, &a, sizeof(a), NULL);
-
-	if (!err)
-		*st = a.nc[nc];
-	return err;
+	return neuron_sem(fd, nc, NEURON_SEM_KIND_SEMAPHORE, index, op, *value, 0, value);
 }
 
 /* A number from sysfs file @fmt of device @minor (e.g. "nc0/dma_jobs"). */
@@ -290,15 +197,17 @@ TEST_F(defects, queues_belong_to_the_reserver)
 		if (become(OTHER_UID, 0))
 			_exit(1);
 		hear(a2b[0]);
-		err = reserve(fdb, 1) ? 2 : 0;
+		err = neuron_reserve(fdb, 1) ? 2 : 0;
 		ev = err ? NULL : queue(fdb, 0, NEURON_NOTIFY_EVENT, &e);
 		er = ev ? queue(fdb, 0, NEURON_NOTIFY_ERROR, &e) : NULL;
 		if (!err && (!ev || !er))
 			err = 3;	/* -EBUSY: A's queues squat B's NC */
 		/* B's program notifies (and runs even when B has no queue). */
 		if (!err || err == 3) {
-			if (load(fdb, 0, NEURON_ENGINE_SP, prog, 2, NULL, 0, 4096, &model) ||
-			    execute(fdb, model, NEURON_EXEC_WAIT, 0, NULL, 0, NULL, &status) ||
+			if (neuron_model_load_block(fdb, 0, NEURON_ENGINE_SP, prog, 2, NULL, 0,
+						    4096, &model) ||
+			    neuron_execute(fdb, model, NEURON_EXEC_WAIT, 0, NULL, 0, NULL,
+					   &status) ||
 			    status != NEURON_EXEC_OK)
 				err = err ? err : 4;
 		}
@@ -337,10 +246,10 @@ TEST_F(defects, completion_entries_are_the_files)
 	ASSERT_NE(NULL, done);
 	err = queue(self->node.fd, 0, NEURON_NOTIFY_ERROR, &e);
 	ASSERT_NE(NULL, err);
-	ASSERT_EQ(0, alloc(self->node.fd, NEURON_MEM_DEVICE, 4096, 0, &ha, NULL));
-	ASSERT_EQ(0, alloc(self->node.fd, NEURON_MEM_HOST, 4096, 0, &hosta, NULL));
-	ASSERT_EQ(0, alloc(fdb, NEURON_MEM_DEVICE, 7 << 16, 0, &hb, NULL));
-	ASSERT_EQ(0, alloc(fdb, NEURON_MEM_HOST, 7 << 16, 0, &hostb, NULL));
+	ASSERT_EQ(0, neuron_alloc(self->node.fd, NEURON_MEM_DEVICE, 4096, 0, &ha, NULL));
+	ASSERT_EQ(0, neuron_alloc(self->node.fd, NEURON_MEM_HOST, 4096, 0, &hosta, NULL));
+	ASSERT_EQ(0, neuron_alloc(fdb, NEURON_MEM_DEVICE, 7 << 16, 0, &hb, NULL));
+	ASSERT_EQ(0, neuron_alloc(fdb, NEURON_MEM_HOST, 7 << 16, 0, &hostb, NULL));
 	for (i = 0; i < 3; i++) {
 		ASSERT_EQ(0, neuron_copy_op(self->node.fd, hosta, 0, ha, 0, NULL, NULL,
 					    4096, 0, NULL));
@@ -388,8 +297,8 @@ static void *load_thread(void *arg)
 	struct load_race *r = arg;
 
 	pthread_barrier_wait(&r->go);
-	r->ret = load(r->fd, 0, NEURON_ENGINE_SP, &end, 1, r->data, 8 << 20, 4096,
-		      &r->model);
+	r->ret = neuron_model_load_block(r->fd, 0, NEURON_ENGINE_SP, &end, 1, r->data, 8 << 20,
+					 4096, &r->model);
 	return NULL;
 }
 
@@ -429,7 +338,7 @@ TEST_F_TIMEOUT(defects, load_commits_before_release, 600)
 		while (read(p2b[0], &c, 1) == 1) {
 			long long before, after;
 
-			while (reserve(fdb, 1))
+			while (neuron_reserve(fdb, 1))
 				sched_yield();
 			/* NC 0 is B's now: nobody else's DMA runs on it. */
 			before = dev_stat(self->node.minor, "nc0/dma_jobs");
@@ -437,7 +346,7 @@ TEST_F_TIMEOUT(defects, load_commits_before_release, 600)
 			after = dev_stat(self->node.minor, "nc0/dma_jobs");
 			if (before < 0 || after != before)
 				bad++;
-			release(fdb, 1);
+			neuron_release(fdb, 1);
 			if (write(b2p[1], &bad, 1) != 1)
 				_exit(2);
 		}
@@ -448,12 +357,12 @@ TEST_F_TIMEOUT(defects, load_commits_before_release, 600)
 	for (round = 0; round < 16; round++) {
 		unsigned char bad;
 
-		ASSERT_EQ(0, reserve(self->node.fd, 1));
+		ASSERT_EQ(0, neuron_reserve(self->node.fd, 1));
 		pthread_barrier_init(&r.go, NULL, 2);
 		ASSERT_EQ(0, pthread_create(&t, NULL, load_thread, &r));
 		pthread_barrier_wait(&r.go);
 		neuron_sleep_ms(2 + round % 8);
-		ASSERT_EQ(0, release(self->node.fd, 1));
+		ASSERT_EQ(0, neuron_release(self->node.fd, 1));
 		say(p2b[1]);
 		ASSERT_EQ(1, read(b2p[0], &bad, 1));
 		pthread_join(t, NULL);
@@ -504,16 +413,16 @@ TEST_F(defects, exec_bindings_need_their_nc)
 		SKIP(return, "needs two NeuronCores and NEURON_CAP_EXEC");
 	fdb = open(self->node.path, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fdb);
-	ASSERT_EQ(0, reserve(self->node.fd, 1));
+	ASSERT_EQ(0, neuron_reserve(self->node.fd, 1));
 	ASSERT_EQ(0, neuron_ioctl(self->node.fd, NEURON_IOCTL_MODEL_LOAD, &l));
-	ASSERT_EQ(0, alloc(self->node.fd, NEURON_MEM_DEVICE, 4096, 0, &bind[0], NULL));
-	ASSERT_EQ(0, alloc(self->node.fd, NEURON_MEM_DEVICE, 4096, 1, &bind[1], NULL));
-	EXPECT_EQ(0, execute(self->node.fd, l.handle, NEURON_EXEC_WAIT, 0, bind, 2, NULL,
-			     &status));
+	ASSERT_EQ(0, neuron_alloc(self->node.fd, NEURON_MEM_DEVICE, 4096, 0, &bind[0], NULL));
+	ASSERT_EQ(0, neuron_alloc(self->node.fd, NEURON_MEM_DEVICE, 4096, 1, &bind[1], NULL));
+	EXPECT_EQ(0, neuron_execute(self->node.fd, l.handle, NEURON_EXEC_WAIT, 0, bind, 2, NULL,
+				    &status));
 	EXPECT_EQ((__u32)NEURON_EXEC_OK, status);
-	ASSERT_EQ(0, reserve(fdb, 2));
-	EXPECT_EQ(-EBUSY, execute(self->node.fd, l.handle, NEURON_EXEC_WAIT, 0, bind, 2,
-				  NULL, &status))
+	ASSERT_EQ(0, neuron_reserve(fdb, 2));
+	EXPECT_EQ(-EBUSY, neuron_execute(self->node.fd, l.handle, NEURON_EXEC_WAIT, 0, bind, 2,
+					 NULL, &status))
 		TH_LOG("an execution wrote memory of an NC another file holds");
 	close(fdb);
 }
@@ -556,14 +465,14 @@ TEST_F_TIMEOUT(defects, sem_races_release, 300)
 	for (round = 0; round < 400; round++) {
 		__u32 v = 0;
 
-		ASSERT_EQ(0, reserve(self->node.fd, 1));
+		ASSERT_EQ(0, neuron_reserve(self->node.fd, 1));
 		sched_yield();
-		ASSERT_EQ(0, release(self->node.fd, 1));
-		ASSERT_EQ(0, reserve(fdb, 1));
+		ASSERT_EQ(0, neuron_release(self->node.fd, 1));
+		ASSERT_EQ(0, neuron_reserve(fdb, 1));
 		ASSERT_EQ(0, sem(fdb, 0, NEURON_SEM_READ, 3, &v));
 		if (v)
 			seen++;
-		ASSERT_EQ(0, release(fdb, 1));
+		ASSERT_EQ(0, neuron_release(fdb, 1));
 	}
 	__atomic_store_n(&r.stop, 1, __ATOMIC_RELAXED);
 	pthread_join(t, NULL);
@@ -608,13 +517,13 @@ TEST_F_TIMEOUT(defects, notify_setup_races_reserve, 300)
 		struct neuron_notify_teardown td = { .nc = 0, .type = NEURON_NOTIFY_EVENT };
 		int err;
 
-		ASSERT_EQ(0, reserve(fdb, 1));
+		ASSERT_EQ(0, neuron_reserve(fdb, 1));
 		err = neuron_ioctl(fdb, NEURON_IOCTL_NOTIFY_SETUP, &s);
 		if (err)
 			busy++;
 		else
 			ASSERT_EQ(0, neuron_ioctl(fdb, NEURON_IOCTL_NOTIFY_TEARDOWN, &td));
-		ASSERT_EQ(0, release(fdb, 1));
+		ASSERT_EQ(0, neuron_release(fdb, 1));
 	}
 	__atomic_store_n(&r.stop, 1, __ATOMIC_RELAXED);
 	pthread_join(t, NULL);
@@ -641,9 +550,9 @@ TEST_F(defects, owner_pid_gone_or_reused)
 	c = fork();
 	ASSERT_LE(0, c);
 	if (!c)
-		_exit(reserve(self->node.fd, 1) ? 1 : 0);
+		_exit(neuron_reserve(self->node.fd, 1) ? 1 : 0);
 	ASSERT_EQ(0, reap(c));
-	ASSERT_EQ(0, nc_state(self->node.fd, 0, &st));
+	ASSERT_EQ(0, neuron_nc_state(self->node.fd, 0, &st));
 	EXPECT_EQ((__u32)NEURON_NC_RESERVED, st.state);
 	EXPECT_NE(0U, st.flags & NEURON_NC_STATE_MINE);
 	EXPECT_EQ(0, st.owner_pid) TH_LOG("the exited reserver %d was named", c);
@@ -666,7 +575,7 @@ TEST_F(defects, owner_pid_gone_or_reused)
 	}
 	close(ready[0]);
 	if (again == c) {
-		ASSERT_EQ(0, nc_state(self->node.fd, 0, &st));
+		ASSERT_EQ(0, neuron_nc_state(self->node.fd, 0, &st));
 		EXPECT_EQ(0, st.owner_pid) TH_LOG("pid %d, now another process, was named", c);
 	} else {
 		TH_LOG("pid %d not reused (got %d): only the exit was checked", c, again);
@@ -687,7 +596,7 @@ TEST_F(defects, owner_pid_in_pid_namespace)
 
 	if (self->info.nc_count < 2)
 		SKIP(return, "needs two NeuronCores");
-	ASSERT_EQ(0, reserve(self->node.fd, 1));
+	ASSERT_EQ(0, neuron_reserve(self->node.fd, 1));
 	fd2 = open(self->node.path, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd2);
 	ASSERT_EQ(0, pipe(res));
@@ -707,12 +616,12 @@ TEST_F(defects, owner_pid_in_pid_namespace)
 			struct neuron_nc_state s;
 			int out[2];
 
-			if (nc_state(self->node.fd, 0, &s))
+			if (neuron_nc_state(self->node.fd, 0, &s))
 				_exit(3);
 			out[0] = s.owner_pid;	/* the host's reserver: not visible */
-			if (reserve(fd2, 2))
+			if (neuron_reserve(fd2, 2))
 				_exit(4);
-			if (nc_state(fd2, 1, &s))
+			if (neuron_nc_state(fd2, 1, &s))
 				_exit(5);
 			out[1] = s.owner_pid;	/* itself: 1 */
 			if (write(res[1], out, sizeof(out)) != sizeof(out))
@@ -736,7 +645,7 @@ TEST_F(defects, owner_pid_in_pid_namespace)
 		}
 		EXPECT_EQ(0, out[0]) TH_LOG("a host pid was shown in a pid namespace");
 		EXPECT_EQ(1, out[1]) TH_LOG("its own pid in its namespace");
-		ASSERT_EQ(0, nc_state(self->node.fd, 1, &st));
+		ASSERT_EQ(0, neuron_nc_state(self->node.fd, 1, &st));
 		EXPECT_LT(1, st.owner_pid) TH_LOG("its pid as the host sees it");
 		EXPECT_NE(getpid(), st.owner_pid);
 	}
@@ -777,11 +686,12 @@ TEST_F_TIMEOUT(defects, freed_memory_stays_charged, 120)
 	ASSERT_EQ(0, neuron_param_set("max_mem_bytes", 4 << 20));
 	data = calloc(1, 2 << 20);
 	ASSERT_NE(NULL, data);
-	ASSERT_EQ(0, reserve(self->node.fd, 1));
-	ASSERT_EQ(0, load(self->node.fd, 0, NEURON_ENGINE_SP, prog, 2, data, 2 << 20, 4096,
-			  &model));
+	ASSERT_EQ(0, neuron_reserve(self->node.fd, 1));
+	ASSERT_EQ(0, neuron_model_load_block(self->node.fd, 0, NEURON_ENGINE_SP, prog, 2, data,
+					     2 << 20, 4096, &model));
 	for (i = 0; i < 3; i++)
-		ASSERT_EQ(0, execute(self->node.fd, model, 0, 60000, NULL, 0, &seq[i], NULL));
+		ASSERT_EQ(0, neuron_execute(self->node.fd, model, 0, 60000, NULL, 0, &seq[i],
+					    NULL));
 	{
 		struct neuron_model_unload un = { .handle = model };
 
@@ -789,7 +699,7 @@ TEST_F_TIMEOUT(defects, freed_memory_stays_charged, 120)
 	}
 	ASSERT_EQ(0, mem_usage(self->node.fd, &u));
 	EXPECT_LE(2ULL << 20, u.u.file_device_bytes) TH_LOG("the model's memory is alive");
-	EXPECT_EQ(-ENOSPC, alloc(self->node.fd, NEURON_MEM_DEVICE, 3 << 20, 0, &h, NULL))
+	EXPECT_EQ(-ENOSPC, neuron_alloc(self->node.fd, NEURON_MEM_DEVICE, 3 << 20, 0, &h, NULL))
 		TH_LOG("past the limit while the unloaded model is alive");
 	v = 3;
 	ASSERT_EQ(0, sem(self->node.fd, 0, NEURON_SEM_INC, 2, &v));
@@ -799,14 +709,14 @@ TEST_F_TIMEOUT(defects, freed_memory_stays_charged, 120)
 	ASSERT_EQ(0, mem_usage(self->node.fd, &u));
 	EXPECT_EQ(0ULL, u.u.file_device_bytes);
 	/* A freed object still mapped: still charged. */
-	ASSERT_EQ(0, alloc(self->node.fd, NEURON_MEM_DEVICE, 3 << 20, 0, &h, &off));
+	ASSERT_EQ(0, neuron_alloc(self->node.fd, NEURON_MEM_DEVICE, 3 << 20, 0, &h, &off));
 	p = mmap(NULL, 3 << 20, PROT_READ, MAP_SHARED, self->node.fd, off);
 	ASSERT_NE(MAP_FAILED, p);
 	ASSERT_EQ(0, neuron_mem_free(self->node.fd, h));
-	EXPECT_EQ(-ENOSPC, alloc(self->node.fd, NEURON_MEM_DEVICE, 2 << 20, 0, &h, NULL))
+	EXPECT_EQ(-ENOSPC, neuron_alloc(self->node.fd, NEURON_MEM_DEVICE, 2 << 20, 0, &h, NULL))
 		TH_LOG("past the limit while the freed object is mapped");
 	ASSERT_EQ(0, munmap(p, 3 << 20));
-	EXPECT_EQ(0, alloc(self->node.fd, NEURON_MEM_DEVICE, 2 << 20, 0, &h, NULL));
+	EXPECT_EQ(0, neuron_alloc(self->node.fd, NEURON_MEM_DEVICE, 2 << 20, 0, &h, NULL));
 	free(data);
 }
 
@@ -884,17 +794,17 @@ TEST_F_TIMEOUT(defects, no_oom_killer, 120)
 		snprintf(pid, sizeof(pid), "%d", getpid());
 		if (neuron_sysfs_write(CG "/cgroup.procs", pid))
 			_exit(1);
-		if (reserve(self->node.fd, 1))
+		if (neuron_reserve(self->node.fd, 1))
 			_exit(2);
-		if (load(self->node.fd, 0, NEURON_ENGINE_SP, &end, 1, data, big, 4096,
-			 &model) != -ENOMEM)
+		if (neuron_model_load_block(self->node.fd, 0, NEURON_ENGINE_SP, &end, 1, data, big,
+					    4096, &model) != -ENOMEM)
 			_exit(3);
-		if (alloc(self->node.fd, NEURON_MEM_HOST, big, 0, &h, NULL) != -ENOMEM)
+		if (neuron_alloc(self->node.fd, NEURON_MEM_HOST, big, 0, &h, NULL) != -ENOMEM)
 			_exit(4);
-		if (alloc(self->node.fd, NEURON_MEM_DEVICE, big, 0, &h, NULL) != -ENOMEM)
+		if (neuron_alloc(self->node.fd, NEURON_MEM_DEVICE, big, 0, &h, NULL) != -ENOMEM)
 			_exit(5);
 		/* Smaller still works. */
-		if (alloc(self->node.fd, NEURON_MEM_DEVICE, 1 << 20, 0, &h, NULL))
+		if (neuron_alloc(self->node.fd, NEURON_MEM_DEVICE, 1 << 20, 0, &h, NULL))
 			_exit(6);
 		_exit(0);
 	}
@@ -954,11 +864,12 @@ TEST_F_TIMEOUT(defects, sim_cpu_is_the_waiters, 120)
 		if (fd < 0 || setpriority(PRIO_PROCESS, 0, 19) || setrlimit(RLIMIT_CPU, &cpu) ||
 		    become(NEURON_TEST_NOBODY, 0))
 			_exit(1);
-		if (reserve(fd, 1) ||
-		    load(fd, 0, NEURON_ENGINE_SP, loop, 1, NULL, 0, 4096, &model))
+		if (neuron_reserve(fd, 1) ||
+		    neuron_model_load_block(fd, 0, NEURON_ENGINE_SP, loop, 1, NULL, 0, 4096,
+					    &model))
 			_exit(2);
 		for (i = 0; i < 4; i++)
-			if (execute(fd, model, 0, 60000, NULL, 0, &seq, NULL))
+			if (neuron_execute(fd, model, 0, 60000, NULL, 0, &seq, NULL))
 				_exit(3);
 		say(slept[1]);
 		hear(go[0]);
@@ -979,7 +890,7 @@ TEST_F_TIMEOUT(defects, sim_cpu_is_the_waiters, 120)
 	EXPECT_TRUE(rc == 100 + SIGXCPU || rc == 100 + SIGKILL)
 		TH_LOG("status %d: the wait did not run on the process's CPU time", rc);
 	/* The process is gone: its NC is free at once. */
-	ASSERT_EQ(0, nc_state(self->node.fd, 0, &st));
+	ASSERT_EQ(0, neuron_nc_state(self->node.fd, 0, &st));
 	EXPECT_EQ((__u32)NEURON_NC_FREE, st.state);
 }
 
@@ -998,7 +909,7 @@ static void *compute(void *arg)
 	struct computer *c = arg;
 	__u32 status;
 
-	c->ret = execute(c->fd, c->model, NEURON_EXEC_WAIT, 600000, NULL, 0, NULL, &status);
+	c->ret = neuron_execute(c->fd, c->model, NEURON_EXEC_WAIT, 600000, NULL, 0, NULL, &status);
 	c->done = neuron_now_ns();
 	return NULL;
 }
@@ -1030,11 +941,12 @@ TEST_F_TIMEOUT(defects, removal_ends_calls_at_once, 300)
 	ASSERT_EQ(0, neuron_sim_create(&v3, "v3", 256));
 	ASSERT_EQ(0, neuron_node_open(&v3));
 	n = 8;
-	ASSERT_EQ(0, reserve(v3.fd, (1ULL << n) - 1));
+	ASSERT_EQ(0, neuron_reserve(v3.fd, (1ULL << n) - 1));
 	for (i = 0; i < n; i++) {
 		c[i] = (struct computer){ .fd = v3.fd, .nc = i };
-		ASSERT_EQ(0, load(v3.fd, i, NEURON_ENGINE_PE, prog, 2, NULL, 0, 1 << 20,
-				  &c[i].model));
+		ASSERT_EQ(0, neuron_model_load_block(v3.fd, i, NEURON_ENGINE_PE, prog, 2, NULL, 0,
+						     1 << 20,
+						     &c[i].model));
 		ASSERT_EQ(0, pthread_create(&t[i], NULL, compute, &c[i]));
 	}
 	neuron_sleep_ms(500);

@@ -3,7 +3,7 @@
  * neuron selftests: models and execution (NEURON_CAP_EXEC, docs/sim-isa.md).
  *  - MATMUL of random fp32 and int32 matrices on several NCs, a 2-layer MLP
  *    over PE, DVE and ACT synchronised by semaphores, ACT, POOL, TS and TT
- *    against host reference functions (an in-test assembler builds the
+ *    against host reference functions (libneuron's assembler builds the
  *    programs);
  *  - engines ordered by semaphores and events, and a program waiting for a
  *    semaphore the host signals with NC_SEM;
@@ -36,9 +36,6 @@
 #define ACT_ATOL	0.000001
 /* Small inputs of ACT. */
 #define TINY		0.0000001f
-/* Instructions per engine in the programs of these tests. */
-#define PROG_MAX	64
-#define PROG_SLOTS	8
 /* How long the kernel may take to free what a dead file held, in ms. */
 #define SETTLE_MS	5000
 /* A deadline for executions that must end (they end within 5 s). */
@@ -47,221 +44,12 @@
 #define PARAM_TIMEOUT	"exec_timeout_ms"
 #define PARAM_DEPTH	"exec_queue_depth"
 
-/* ---- a small assembler ---- */
+/* ---- programs: libneuron's assembler (neuron_asm.h) ---- */
 
-/* A model being built: one block per engine (empty: not in the model). */
-struct prog {
-	struct neuron_tpb_insn insn[NEURON_ENGINES][PROG_MAX];
-	__u32 count[NEURON_ENGINES];
-	struct neuron_model_slot slot[PROG_SLOTS];
-	__u32 nslots;
-	const void *data;
-	__u64 data_size;
-	__u64 scratch_size;
-};
-
-static void prog_init(struct prog *p)
-{
-	memset(p, 0, sizeof(*p));
-}
-
-static struct neuron_tpb_ref ref(__u32 region, __u32 offset)
-{
-	struct neuron_tpb_ref r = { .region = region, .offset = offset };
-
-	return r;
-}
-
-#define DATA(off)	ref(NEURON_REGION_DATA, (off))
-#define SCR(off)	ref(NEURON_REGION_SCRATCH, (off))
-#define SLOT(i, off)	ref(NEURON_REGION_SLOT(i), (off))
-#define NOREF		ref(0, 0)
-
-/* Append a zeroed instruction to engine @e's block. */
-static struct neuron_tpb_insn *emit(struct prog *p, __u32 e, __u8 opcode,
-				    __u8 dtype, __u8 func)
-{
-	struct neuron_tpb_insn *i;
-
-	if (e >= NEURON_ENGINES || p->count[e] >= PROG_MAX)
-		abort();
-	i = &p->insn[e][p->count[e]++];
-	memset(i, 0, sizeof(*i));
-	i->opcode = opcode;
-	i->dtype = dtype;
-	i->func = func;
-	return i;
-}
-
-static void i_end(struct prog *p, __u32 e)
-{
-	emit(p, e, NEURON_TPB_END, 0, 0);
-}
-
-static void i_jump(struct prog *p, __u32 e, __u32 target)
-{
-	emit(p, e, NEURON_TPB_JUMP, 0, 0)->imm = target;
-}
-
-static void i_copy(struct prog *p, __u32 e, struct neuron_tpb_ref dst,
-		   struct neuron_tpb_ref a, __u32 n)
-{
-	struct neuron_tpb_insn *i = emit(p, e, NEURON_TPB_COPY, 0, 0);
-
-	i->n = n;
-	i->dst = dst;
-	i->a = a;
-}
-
-static void i_matmul(struct prog *p, __u8 dt, __u8 func, struct neuron_tpb_ref dst,
-		     struct neuron_tpb_ref a, struct neuron_tpb_ref b,
-		     __u32 m, __u32 k, __u32 n)
-{
-	struct neuron_tpb_insn *i = emit(p, NEURON_ENGINE_PE, NEURON_TPB_MATMUL, dt, func);
-
-	i->m = m;
-	i->k = k;
-	i->n = n;
-	i->dst = dst;
-	i->a = a;
-	i->b = b;
-}
-
-static void i_act(struct prog *p, __u8 dt, __u8 func, struct neuron_tpb_ref dst,
-		  struct neuron_tpb_ref a, __u32 n)
-{
-	struct neuron_tpb_insn *i = emit(p, NEURON_ENGINE_ACT, NEURON_TPB_ACT, dt, func);
-
-	i->n = n;
-	i->dst = dst;
-	i->a = a;
-}
-
-static void i_pool(struct prog *p, __u8 dt, __u8 func, struct neuron_tpb_ref dst,
-		   struct neuron_tpb_ref a, __u32 m, __u32 n, __u32 k)
-{
-	struct neuron_tpb_insn *i = emit(p, NEURON_ENGINE_POOL, NEURON_TPB_POOL, dt, func);
-
-	i->m = m;
-	i->n = n;
-	i->k = k;
-	i->dst = dst;
-	i->a = a;
-}
-
-static void i_tt(struct prog *p, __u8 dt, __u8 func, struct neuron_tpb_ref dst,
-		 struct neuron_tpb_ref a, struct neuron_tpb_ref b, __u32 m, __u32 n)
-{
-	struct neuron_tpb_insn *i = emit(p, NEURON_ENGINE_DVE, NEURON_TPB_TT, dt, func);
-
-	i->m = m;
-	i->n = n;
-	i->dst = dst;
-	i->a = a;
-	i->b = b;
-}
-
-static void i_ts(struct prog *p, __u8 dt, __u8 func, struct neuron_tpb_ref dst,
-		 struct neuron_tpb_ref a, __u32 imm, __u32 m, __u32 n)
-{
-	struct neuron_tpb_insn *i = emit(p, NEURON_ENGINE_DVE, NEURON_TPB_TS, dt, func);
-
-	i->imm = imm;
-	i->m = m;
-	i->n = n;
-	i->dst = dst;
-	i->a = a;
-}
-
-/* SEM_SIGNAL, SEM_WAIT, EVENT_SET, EVENT_WAIT */
-static void i_sync(struct prog *p, __u32 e, __u8 opcode, __u32 index, __u32 imm)
-{
-	struct neuron_tpb_insn *i = emit(p, e, opcode, 0, 0);
-
-	i->index = index;
-	i->imm = imm;
-}
-
-static void i_signal(struct prog *p, __u32 e, __u32 sem, __u32 count)
-{
-	i_sync(p, e, NEURON_TPB_SEM_SIGNAL, sem, count);
-}
-
-static void i_wait(struct prog *p, __u32 e, __u32 sem, __u32 count)
-{
-	i_sync(p, e, NEURON_TPB_SEM_WAIT, sem, count);
-}
-
-static void i_notify(struct prog *p, __u32 e, __u32 imm)
-{
-	emit(p, e, NEURON_TPB_NOTIFY, 0, 0)->imm = imm;
-}
-
-/* Add an I/O slot of @size bytes (a vector of size / 4 elements). */
-static __u32 add_slot(struct prog *p, __u32 kind, __u32 dtype, __u64 size)
-{
-	struct neuron_model_slot *s = &p->slot[p->nslots];
-
-	if (p->nslots >= PROG_SLOTS)
-		abort();
-	memset(s, 0, sizeof(*s));
-	s->size = size;
-	s->kind = kind;
-	s->dtype = dtype;
-	s->ndim = 1;
-	s->shape[0] = size / 4;
-	s->name = p->nslots;
-	return p->nslots++;
-}
-
-static __u32 f2u(float f)
-{
-	__u32 u;
-
-	memcpy(&u, &f, sizeof(u));
-	return u;
-}
-
-/*
- * MODEL_LOAD of @p on NC @nc, the blocks in engine order: 0 or -errno;
- * @ld gets the Out fields.
- */
-static int prog_load(int fd, __u32 nc, const struct prog *p,
-		     struct neuron_model_load *ld)
-{
-	struct neuron_model_block b[NEURON_ENGINES];
-	__u32 e, nb = 0;
-
-	memset(b, 0, sizeof(b));
-	for (e = 0; e < NEURON_ENGINES; e++) {
-		if (!p->count[e])
-			continue;
-		b[nb].insns = (uintptr_t)p->insn[e];
-		b[nb].count = p->count[e];
-		b[nb].engine = e;
-		nb++;
-	}
-	memset(ld, 0, sizeof(*ld));
-	ld->nc = nc;
-	ld->blocks = (uintptr_t)b;
-	ld->nblocks = nb;
-	ld->slots = (uintptr_t)p->slot;
-	ld->nslots = p->nslots;
-	ld->data = (uintptr_t)p->data;
-	ld->data_size = p->data_size;
-	ld->scratch_size = p->scratch_size;
-	ld->handle = 0;
-	ld->err_block = 0x5a5a5a5a;
-	ld->err_insn = 0x5a5a5a5a;
-	return neuron_ioctl(fd, NEURON_IOCTL_MODEL_LOAD, ld);
-}
-
-static int model_unload(int fd, __u32 handle)
-{
-	struct neuron_model_unload u = { .handle = handle };
-
-	return neuron_ioctl(fd, NEURON_IOCTL_MODEL_UNLOAD, &u);
-}
+#define DATA(off)	NASM_DATA(off)
+#define SCR(off)	NASM_SCR(off)
+#define SLOT(i, off)	NASM_SLOT(i, off)
+#define NOREF		NASM_NOREF
 
 /* ---- memory, execution ---- */
 
@@ -286,12 +74,8 @@ static int dev_read(int fd, __u32 h, void *buf, size_t size)
 static int exec_req(int fd, __u32 model, const __u32 *bind, __u32 nbind,
 		    __u32 flags, __u32 timeout_ms, struct neuron_execute *x)
 {
-	memset(x, 0, sizeof(*x));
-	x->model = model;
-	x->flags = flags;
-	x->bindings = (uintptr_t)bind;
-	x->nbindings = nbind;
-	x->timeout_ms = timeout_ms;
+	nio_execute_prep(x, model, bind, nbind, flags, timeout_ms);
+	/* Out fields: the driver must write them. */
 	x->seqno = 0xdead;
 	x->status = 0xdead;
 	return neuron_ioctl(fd, NEURON_IOCTL_EXECUTE, x);
@@ -324,32 +108,11 @@ static int exec_wait(int fd, __u64 seqno)
 	return neuron_wait_seq(fd, seqno, neuron_now_ns() + EXEC_DEADLINE_NS);
 }
 
-static int reserve(int fd, __u64 mask)
-{
-	struct neuron_nc_reserve r = { .nc_mask = mask };
-
-	return neuron_ioctl(fd, NEURON_IOCTL_NC_RESERVE, &r);
-}
-
-static int release(int fd, __u64 mask)
-{
-	struct neuron_nc_reserve r = { .nc_mask = mask };
-
-	return neuron_ioctl(fd, NEURON_IOCTL_NC_RELEASE, &r);
-}
-
 /* NC_SEM on a semaphore: 0 or -errno; *@out (unless NULL) the value. */
 static int sem_op(int fd, __u32 nc, __u32 kind, __u32 index, __u32 op,
 		  __u32 value, __u32 *out)
 {
-	struct neuron_nc_sem s = {
-		.nc = nc, .kind = kind, .index = index, .op = op, .value = value,
-	};
-	int ret = neuron_ioctl(fd, NEURON_IOCTL_NC_SEM, &s);
-
-	if (out)
-		*out = s.value;
-	return ret;
+	return neuron_sem(fd, nc, kind, index, op, value, 0, out);
 }
 
 static int sem_inc(int fd, __u32 nc, __u32 index, __u32 count)
@@ -368,15 +131,10 @@ static __u32 sem_read(int fd, __u32 nc, __u32 kind, __u32 index)
 	return v;
 }
 
-struct nc_states {
-	struct neuron_nc_states h;
-	struct neuron_nc_state nc[NEURON_TEST_MAX_NC];
-};
-
 /* NC @nc's state as @fd sees it, or ~0 on error. */
 static __u32 nc_state(int fd, __u32 nc, __u32 *flags)
 {
-	struct nc_states s;
+	struct neuron_nc_states_buf s;
 
 	if (neuron_query_into(fd, NEURON_QUERY_NC_STATE, &s, sizeof(s), NULL) ||
 	    nc >= s.h.nc_count || nc >= NEURON_TEST_MAX_NC)
@@ -523,14 +281,14 @@ static size_t mm_bytes(const struct mm *j, int which)
 }
 
 /* The program of a matmul: MATMUL slot2 = slot0 * slot1 on PE. */
-static void mm_prog(struct prog *p, __u32 dt, __u32 m, __u32 k, __u32 n)
+static void mm_prog(struct nasm *p, __u32 dt, __u32 m, __u32 k, __u32 n)
 {
-	prog_init(p);
-	add_slot(p, NEURON_SLOT_INPUT, dt, (__u64)m * k * 4);
-	add_slot(p, NEURON_SLOT_INPUT, dt, (__u64)k * n * 4);
-	add_slot(p, NEURON_SLOT_OUTPUT, dt, (__u64)m * n * 4);
-	i_matmul(p, dt, 0, SLOT(2, 0), SLOT(0, 0), SLOT(1, 0), m, k, n);
-	i_end(p, NEURON_ENGINE_PE);
+	nasm_reset(p);
+	nasm_add_slot(p, NEURON_SLOT_INPUT, dt, (__u64)m * k * 4);
+	nasm_add_slot(p, NEURON_SLOT_INPUT, dt, (__u64)k * n * 4);
+	nasm_add_slot(p, NEURON_SLOT_OUTPUT, dt, (__u64)m * n * 4);
+	nasm_matmul(p, dt, 0, SLOT(2, 0), SLOT(0, 0), SLOT(1, 0), m, k, n);
+	nasm_end(p, NEURON_ENGINE_PE);
 }
 
 /* New random inputs from @seed, written to the device, and the reference. */
@@ -568,7 +326,7 @@ static int mm_setup(struct mm *j, int fd, __u32 nc, __u32 dt, __u32 m, __u32 k,
 		    __u32 n, __u32 seed)
 {
 	struct neuron_model_load ld;
-	struct prog *p;
+	struct nasm *p;
 	int w, ret;
 
 	memset(j, 0, sizeof(*j));
@@ -583,26 +341,26 @@ static int mm_setup(struct mm *j, int fd, __u32 nc, __u32 dt, __u32 m, __u32 k,
 	j->c = calloc(1, mm_bytes(j, 2));
 	j->ref = calloc(1, mm_bytes(j, 2));
 	j->scale = calloc(1, mm_bytes(j, 2));
-	p = malloc(sizeof(*p));
+	p = nasm_new();
 	if (!j->a || !j->b || !j->c || !j->ref || !j->scale || !p) {
-		free(p);
+		nasm_delete(p);
 		return -ENOMEM;
 	}
 	for (w = 0; w < 3; w++) {
 		j->bind[w] = dev_alloc(fd, nc, mm_bytes(j, w));
 		if (!j->bind[w]) {
-			free(p);
+			nasm_delete(p);
 			return -ENOMEM;
 		}
 	}
 	ret = mm_fill(j, seed);
 	if (ret) {
-		free(p);
+		nasm_delete(p);
 		return ret;
 	}
 	mm_prog(p, dt, m, k, n);
-	ret = prog_load(fd, nc, p, &ld);
-	free(p);
+	ret = nasm_load(fd, nc, p, &ld);
+	nasm_delete(p);
 	j->model = ld.handle;
 	return ret;
 }
@@ -703,7 +461,7 @@ FIXTURE_SETUP(exec)
 	ASSERT_EQ(0, neuron_read_text(NEURON_PARAM_DIR PARAM_DEPTH, self->saved[1],
 				      sizeof(self->saved[1])));
 	/* The file holds every NC; tests that need another owner release. */
-	ASSERT_EQ(0, reserve(self->node.fd, self->all));
+	ASSERT_EQ(0, neuron_reserve(self->node.fd, self->all));
 }
 
 FIXTURE_TEARDOWN(exec)
@@ -728,10 +486,10 @@ static int set_param(int which, unsigned long long val)
 
 /* Load @p on @nc, asserting success; the model handle. */
 static __u32 load_ok(struct __test_metadata *_metadata, int fd, __u32 nc,
-		     const struct prog *p)
+		     const struct nasm *p)
 {
 	struct neuron_model_load ld;
-	int ret = prog_load(fd, nc, p, &ld);
+	int ret = nasm_load(fd, nc, p, &ld);
 
 	EXPECT_EQ(0, ret) TH_LOG("MODEL_LOAD: %s (block %u insn %u)", strerror(-ret),
 				 ld.err_block, ld.err_insn);
@@ -777,7 +535,7 @@ TEST_F(exec, matmul_fp32)
 				ASSERT_EQ(0, mm_fill(j, 200 + 10 * i + r));
 			EXPECT_EQ(0, mm_run(j, 0)) TH_LOG("NC %u run %d", nc, r);
 		}
-		EXPECT_EQ(0, model_unload(self->node.fd, j->model));
+		EXPECT_EQ(0, neuron_model_unload(self->node.fd, j->model));
 	}
 }
 
@@ -803,7 +561,7 @@ TEST_F(exec, matmul_int32)
 /* Large matrices (more than one FPU section) and ACCUMULATE. */
 TEST_F(exec, matmul_accumulate_large)
 {
-	struct prog *p = malloc(sizeof(*p));
+	struct nasm *p = nasm_new();
 	__u32 m = 64, k = 128, n = 96, model, bind[3], i;
 	struct mm *j = &self->mm[0];
 
@@ -812,10 +570,10 @@ TEST_F(exec, matmul_accumulate_large)
 	EXPECT_EQ(0, mm_run(j, 0));
 	/* C = A * B, then C += A * B: 2 A B, exact with wrapping. */
 	mm_prog(p, NEURON_DT_INT32, m, k, n);
-	p->count[NEURON_ENGINE_PE]--;
-	i_matmul(p, NEURON_DT_INT32, NEURON_TPB_ACCUMULATE, SLOT(2, 0), SLOT(0, 0),
-		 SLOT(1, 0), m, k, n);
-	i_end(p, NEURON_ENGINE_PE);
+	p->blocks[NEURON_ENGINE_PE].count--;
+	nasm_matmul(p, NEURON_DT_INT32, NEURON_TPB_ACCUMULATE, SLOT(2, 0), SLOT(0, 0),
+		    SLOT(1, 0), m, k, n);
+	nasm_end(p, NEURON_ENGINE_PE);
 	model = load_ok(_metadata, self->node.fd, 1, p);
 	memcpy(bind, j->bind, sizeof(bind));
 	ASSERT_EQ(0, mm_clear(j));
@@ -823,7 +581,7 @@ TEST_F(exec, matmul_accumulate_large)
 	for (i = 0; i < m * n; i++)
 		((__u32 *)j->ref)[i] *= 2;
 	EXPECT_EQ(0U, mm_bad(j));
-	free(p);
+	nasm_delete(p);
 	/* fp32 with 65536 multiply-adds and more. */
 	mm_free(&self->mm[1]);
 	ASSERT_EQ(0, mm_setup(&self->mm[1], self->node.fd, 0, NEURON_DT_FP32, 100, 256,
@@ -871,7 +629,7 @@ TEST_F(exec, mlp_two_layers)
 	/* Scratch: h = x W1, h2 = h + b1, h3 = relu(h2), y0 = h3 W2. */
 	const __u32 h = 0, h2 = MLP_B * MLP_H * 4, h3 = 2 * h2, y0 = 3 * h2;
 	float x[MLP_B * MLP_D], y[MLP_B * MLP_O], want[MLP_B * MLP_O];
-	struct prog *p = malloc(sizeof(*p));
+	struct nasm *p = nasm_new();
 	struct mlp_data d;
 	__u32 model, bind[2], nc = self->info.nc_count - 1, bad;
 	int fd = self->node.fd, r;
@@ -887,35 +645,35 @@ TEST_F(exec, mlp_two_layers)
 		d.w2[i] = rnd_unit();
 	for (i = 0; i < ARRAY_SIZE(d.b2); i++)
 		d.b2[i] = rnd_unit();
-	prog_init(p);
+	nasm_reset(p);
 	p->data = &d;
 	p->data_size = sizeof(d);
 	p->scratch_size = y0 + MLP_B * MLP_O * 4;
-	add_slot(p, NEURON_SLOT_INPUT, NEURON_DT_FP32, sizeof(x));
-	add_slot(p, NEURON_SLOT_OUTPUT, NEURON_DT_FP32, sizeof(y));
+	nasm_add_slot(p, NEURON_SLOT_INPUT, NEURON_DT_FP32, sizeof(x));
+	nasm_add_slot(p, NEURON_SLOT_OUTPUT, NEURON_DT_FP32, sizeof(y));
 	/* PE: layer 1, (sem 0) -> DVE; (sem 2) <- ACT; layer 2, (sem 3) -> DVE. */
-	i_matmul(p, NEURON_DT_FP32, 0, SCR(h), SLOT(0, 0), DATA(MLP_OFF(w1)),
-		 MLP_B, MLP_D, MLP_H);
-	i_signal(p, NEURON_ENGINE_PE, 0, 1);
-	i_wait(p, NEURON_ENGINE_PE, 2, 1);
-	i_matmul(p, NEURON_DT_FP32, 0, SCR(y0), SCR(h3), DATA(MLP_OFF(w2)),
-		 MLP_B, MLP_H, MLP_O);
-	i_signal(p, NEURON_ENGINE_PE, 3, 1);
-	i_end(p, NEURON_ENGINE_PE);
+	nasm_matmul(p, NEURON_DT_FP32, 0, SCR(h), SLOT(0, 0), DATA(MLP_OFF(w1)),
+		    MLP_B, MLP_D, MLP_H);
+	nasm_signal(p, NEURON_ENGINE_PE, 0, 1);
+	nasm_wait(p, NEURON_ENGINE_PE, 2, 1);
+	nasm_matmul(p, NEURON_DT_FP32, 0, SCR(y0), SCR(h3), DATA(MLP_OFF(w2)),
+		    MLP_B, MLP_H, MLP_O);
+	nasm_signal(p, NEURON_ENGINE_PE, 3, 1);
+	nasm_end(p, NEURON_ENGINE_PE);
 	/* DVE: bias 1, (sem 1) -> ACT; bias 2 into y. */
-	i_wait(p, NEURON_ENGINE_DVE, 0, 1);
-	i_tt(p, NEURON_DT_FP32, NEURON_ALU_ADD | NEURON_TPB_BCAST, SCR(h2), SCR(h),
-	     DATA(MLP_OFF(b1)), MLP_B, MLP_H);
-	i_signal(p, NEURON_ENGINE_DVE, 1, 1);
-	i_wait(p, NEURON_ENGINE_DVE, 3, 1);
-	i_tt(p, NEURON_DT_FP32, NEURON_ALU_ADD | NEURON_TPB_BCAST, SLOT(1, 0), SCR(y0),
-	     DATA(MLP_OFF(b2)), MLP_B, MLP_O);
-	i_end(p, NEURON_ENGINE_DVE);
+	nasm_wait(p, NEURON_ENGINE_DVE, 0, 1);
+	nasm_tt(p, NEURON_DT_FP32, NEURON_ALU_ADD | NEURON_TPB_BCAST, SCR(h2), SCR(h),
+		DATA(MLP_OFF(b1)), MLP_B, MLP_H);
+	nasm_signal(p, NEURON_ENGINE_DVE, 1, 1);
+	nasm_wait(p, NEURON_ENGINE_DVE, 3, 1);
+	nasm_tt(p, NEURON_DT_FP32, NEURON_ALU_ADD | NEURON_TPB_BCAST, SLOT(1, 0), SCR(y0),
+		DATA(MLP_OFF(b2)), MLP_B, MLP_O);
+	nasm_end(p, NEURON_ENGINE_DVE);
 	/* ACT: relu, (sem 2) -> PE. */
-	i_wait(p, NEURON_ENGINE_ACT, 1, 1);
-	i_act(p, NEURON_DT_FP32, NEURON_ACT_RELU, SCR(h3), SCR(h2), MLP_B * MLP_H);
-	i_signal(p, NEURON_ENGINE_ACT, 2, 1);
-	i_end(p, NEURON_ENGINE_ACT);
+	nasm_wait(p, NEURON_ENGINE_ACT, 1, 1);
+	nasm_act(p, NEURON_DT_FP32, NEURON_ACT_RELU, SCR(h3), SCR(h2), MLP_B * MLP_H);
+	nasm_signal(p, NEURON_ENGINE_ACT, 2, 1);
+	nasm_end(p, NEURON_ENGINE_ACT);
 	model = load_ok(_metadata, fd, nc, p);
 	bind[0] = alloc_ok(_metadata, fd, nc, sizeof(x));
 	bind[1] = alloc_ok(_metadata, fd, nc, sizeof(y));
@@ -940,7 +698,7 @@ TEST_F(exec, mlp_two_layers)
 	/* Balanced: every semaphore is back to 0. */
 	for (i = 0; i < 4; i++)
 		EXPECT_EQ(0U, sem_read(fd, nc, NEURON_SEM_KIND_SEMAPHORE, i));
-	free(p);
+	nasm_delete(p);
 }
 
 /* ---- 3. engines synchronised by semaphores and events, and the host ---- */
@@ -966,22 +724,22 @@ static int fill_seq(int fd, __u32 h, __u32 *buf, __u32 n, __u32 base)
 TEST_F(exec, sem_orders_engines)
 {
 	__u32 in[SYNC_N], out[SYNC_N], bind[2], model, i;
-	struct prog *p = malloc(sizeof(*p));
+	struct nasm *p = nasm_new();
 	int fd = self->node.fd, r;
 
 	ASSERT_NE(NULL, p);
-	prog_init(p);
+	nasm_reset(p);
 	p->scratch_size = SYNC_N * 4;
-	add_slot(p, NEURON_SLOT_INPUT, NEURON_DT_INT32, SYNC_N * 4);
-	add_slot(p, NEURON_SLOT_OUTPUT, NEURON_DT_INT32, SYNC_N * 4);
+	nasm_add_slot(p, NEURON_SLOT_INPUT, NEURON_DT_INT32, SYNC_N * 4);
+	nasm_add_slot(p, NEURON_SLOT_OUTPUT, NEURON_DT_INT32, SYNC_N * 4);
 	for (i = 0; i < SYNC_N / SYNC_CHUNK; i++)
-		i_copy(p, NEURON_ENGINE_PE, SCR(i * SYNC_CHUNK * 4),
-		       SLOT(0, i * SYNC_CHUNK * 4), SYNC_CHUNK);
-	i_signal(p, NEURON_ENGINE_PE, 5, 1);
-	i_end(p, NEURON_ENGINE_PE);
-	i_wait(p, NEURON_ENGINE_DVE, 5, 1);
-	i_ts(p, NEURON_DT_INT32, NEURON_ALU_ADD, SLOT(1, 0), SCR(0), 1, 1, SYNC_N);
-	i_end(p, NEURON_ENGINE_DVE);
+		nasm_copy(p, NEURON_ENGINE_PE, SCR(i * SYNC_CHUNK * 4),
+			  SLOT(0, i * SYNC_CHUNK * 4), SYNC_CHUNK);
+	nasm_signal(p, NEURON_ENGINE_PE, 5, 1);
+	nasm_end(p, NEURON_ENGINE_PE);
+	nasm_wait(p, NEURON_ENGINE_DVE, 5, 1);
+	nasm_ts(p, NEURON_DT_INT32, NEURON_ALU_ADD, SLOT(1, 0), SCR(0), 1, 1, SYNC_N);
+	nasm_end(p, NEURON_ENGINE_DVE);
 	model = load_ok(_metadata, fd, 0, p);
 	bind[0] = alloc_ok(_metadata, fd, 0, SYNC_N * 4);
 	bind[1] = alloc_ok(_metadata, fd, 0, SYNC_N * 4);
@@ -995,7 +753,7 @@ TEST_F(exec, sem_orders_engines)
 			EXPECT_EQ(in[i] + 1, out[i]) TH_LOG("run %d element %u", r, i);
 		EXPECT_EQ(0U, sem_read(fd, 0, NEURON_SEM_KIND_SEMAPHORE, 5));
 	}
-	free(p);
+	nasm_delete(p);
 }
 
 /*
@@ -1006,26 +764,26 @@ TEST_F(exec, sem_orders_engines)
 TEST_F(exec, events_order_engines)
 {
 	__u32 in[SYNC_N], out[SYNC_N], bind[2], model, i;
-	struct prog *p = malloc(sizeof(*p));
+	struct nasm *p = nasm_new();
 	int fd = self->node.fd, r;
 
 	ASSERT_NE(NULL, p);
-	prog_init(p);
+	nasm_reset(p);
 	p->scratch_size = SYNC_N * 4;
-	add_slot(p, NEURON_SLOT_INPUT, NEURON_DT_INT32, SYNC_N * 4);
-	add_slot(p, NEURON_SLOT_OUTPUT, NEURON_DT_INT32, SYNC_N * 4);
+	nasm_add_slot(p, NEURON_SLOT_INPUT, NEURON_DT_INT32, SYNC_N * 4);
+	nasm_add_slot(p, NEURON_SLOT_OUTPUT, NEURON_DT_INT32, SYNC_N * 4);
 	for (i = 0; i < 4; i++)
-		i_copy(p, NEURON_ENGINE_PE, SCR(i * SYNC_N), SLOT(0, i * SYNC_N),
-		       SYNC_N / 4);
-	i_sync(p, NEURON_ENGINE_PE, NEURON_TPB_EVENT_SET, 7, 1);
-	i_sync(p, NEURON_ENGINE_PE, NEURON_TPB_EVENT_WAIT, 8, 1);
-	i_sync(p, NEURON_ENGINE_PE, NEURON_TPB_EVENT_SET, 7, 0);
-	i_sync(p, NEURON_ENGINE_PE, NEURON_TPB_EVENT_SET, 8, 0);
-	i_end(p, NEURON_ENGINE_PE);
-	i_sync(p, NEURON_ENGINE_POOL, NEURON_TPB_EVENT_WAIT, 7, 1);
-	i_copy(p, NEURON_ENGINE_POOL, SLOT(1, 0), SCR(0), SYNC_N);
-	i_sync(p, NEURON_ENGINE_POOL, NEURON_TPB_EVENT_SET, 8, 1);
-	i_end(p, NEURON_ENGINE_POOL);
+		nasm_copy(p, NEURON_ENGINE_PE, SCR(i * SYNC_N), SLOT(0, i * SYNC_N),
+			  SYNC_N / 4);
+	nasm_sync(p, NEURON_ENGINE_PE, NEURON_TPB_EVENT_SET, 7, 1);
+	nasm_sync(p, NEURON_ENGINE_PE, NEURON_TPB_EVENT_WAIT, 8, 1);
+	nasm_sync(p, NEURON_ENGINE_PE, NEURON_TPB_EVENT_SET, 7, 0);
+	nasm_sync(p, NEURON_ENGINE_PE, NEURON_TPB_EVENT_SET, 8, 0);
+	nasm_end(p, NEURON_ENGINE_PE);
+	nasm_sync(p, NEURON_ENGINE_POOL, NEURON_TPB_EVENT_WAIT, 7, 1);
+	nasm_copy(p, NEURON_ENGINE_POOL, SLOT(1, 0), SCR(0), SYNC_N);
+	nasm_sync(p, NEURON_ENGINE_POOL, NEURON_TPB_EVENT_SET, 8, 1);
+	nasm_end(p, NEURON_ENGINE_POOL);
 	model = load_ok(_metadata, fd, 1, p);
 	bind[0] = alloc_ok(_metadata, fd, 1, SYNC_N * 4);
 	bind[1] = alloc_ok(_metadata, fd, 1, SYNC_N * 4);
@@ -1039,24 +797,24 @@ TEST_F(exec, events_order_engines)
 		EXPECT_EQ(0U, sem_read(fd, 1, NEURON_SEM_KIND_EVENT, 7));
 		EXPECT_EQ(0U, sem_read(fd, 1, NEURON_SEM_KIND_EVENT, 8));
 	}
-	free(p);
+	nasm_delete(p);
 }
 
 /* SP waits for semaphore 9 >= 3, which the host raises with NC_SEM. */
 TEST_F(exec, host_signals_semaphore)
 {
 	__u32 in[64], out[64], bind[2], model, v;
-	struct prog *p = malloc(sizeof(*p));
+	struct nasm *p = nasm_new();
 	int fd = self->node.fd;
 	__u64 seq;
 
 	ASSERT_NE(NULL, p);
-	prog_init(p);
-	add_slot(p, NEURON_SLOT_INPUT, NEURON_DT_INT32, sizeof(in));
-	add_slot(p, NEURON_SLOT_OUTPUT, NEURON_DT_INT32, sizeof(out));
-	i_wait(p, NEURON_ENGINE_SP, 9, 3);
-	i_copy(p, NEURON_ENGINE_SP, SLOT(1, 0), SLOT(0, 0), 64);
-	i_end(p, NEURON_ENGINE_SP);
+	nasm_reset(p);
+	nasm_add_slot(p, NEURON_SLOT_INPUT, NEURON_DT_INT32, sizeof(in));
+	nasm_add_slot(p, NEURON_SLOT_OUTPUT, NEURON_DT_INT32, sizeof(out));
+	nasm_wait(p, NEURON_ENGINE_SP, 9, 3);
+	nasm_copy(p, NEURON_ENGINE_SP, SLOT(1, 0), SLOT(0, 0), 64);
+	nasm_end(p, NEURON_ENGINE_SP);
 	model = load_ok(_metadata, fd, 0, p);
 	bind[0] = alloc_ok(_metadata, fd, 0, sizeof(in));
 	bind[1] = alloc_ok(_metadata, fd, 0, sizeof(out));
@@ -1078,7 +836,7 @@ TEST_F(exec, host_signals_semaphore)
 	/* The program took 3 of the 4. */
 	ASSERT_EQ(0, sem_op(fd, 0, NEURON_SEM_KIND_SEMAPHORE, 9, NEURON_SEM_READ, 0, &v));
 	EXPECT_EQ(1U, v);
-	free(p);
+	nasm_delete(p);
 }
 
 /* ---- 4. ACT, POOL, TS, TT ---- */
@@ -1093,7 +851,7 @@ TEST_F(exec, act_functions)
 				   NEURON_ACT_SIGMOID, NEURON_ACT_TANH };
 	float xf[ACT_N], yf[4 * ACT_N];
 	__s32 xi[ACT_N], yi[2 * ACT_N];
-	struct prog *p = malloc(sizeof(*p));
+	struct nasm *p = nasm_new();
 	__u32 model, bind[4];
 	int fd = self->node.fd, i, f;
 
@@ -1107,16 +865,16 @@ TEST_F(exec, act_functions)
 	xi[1] = INT32_MAX;
 	xi[2] = 0;
 	xi[3] = -1;
-	prog_init(p);
-	add_slot(p, NEURON_SLOT_INPUT, NEURON_DT_FP32, sizeof(xf));
-	add_slot(p, NEURON_SLOT_INPUT, NEURON_DT_INT32, sizeof(xi));
-	add_slot(p, NEURON_SLOT_OUTPUT, NEURON_DT_FP32, sizeof(yf));
-	add_slot(p, NEURON_SLOT_OUTPUT, NEURON_DT_INT32, sizeof(yi));
+	nasm_reset(p);
+	nasm_add_slot(p, NEURON_SLOT_INPUT, NEURON_DT_FP32, sizeof(xf));
+	nasm_add_slot(p, NEURON_SLOT_INPUT, NEURON_DT_INT32, sizeof(xi));
+	nasm_add_slot(p, NEURON_SLOT_OUTPUT, NEURON_DT_FP32, sizeof(yf));
+	nasm_add_slot(p, NEURON_SLOT_OUTPUT, NEURON_DT_INT32, sizeof(yi));
 	for (f = 0; f < 4; f++)
-		i_act(p, NEURON_DT_FP32, fn[f], SLOT(2, f * ACT_N * 4), SLOT(0, 0), ACT_N);
-	i_act(p, NEURON_DT_INT32, NEURON_ACT_IDENTITY, SLOT(3, 0), SLOT(1, 0), ACT_N);
-	i_act(p, NEURON_DT_INT32, NEURON_ACT_RELU, SLOT(3, ACT_N * 4), SLOT(1, 0), ACT_N);
-	i_end(p, NEURON_ENGINE_ACT);
+		nasm_act(p, NEURON_DT_FP32, fn[f], SLOT(2, f * ACT_N * 4), SLOT(0, 0), ACT_N);
+	nasm_act(p, NEURON_DT_INT32, NEURON_ACT_IDENTITY, SLOT(3, 0), SLOT(1, 0), ACT_N);
+	nasm_act(p, NEURON_DT_INT32, NEURON_ACT_RELU, SLOT(3, ACT_N * 4), SLOT(1, 0), ACT_N);
+	nasm_end(p, NEURON_ENGINE_ACT);
 	model = load_ok(_metadata, fd, 0, p);
 	bind[0] = alloc_ok(_metadata, fd, 0, sizeof(xf));
 	bind[1] = alloc_ok(_metadata, fd, 0, sizeof(xi));
@@ -1131,7 +889,7 @@ TEST_F(exec, act_functions)
 		double x = xf[i];
 		double sig = 1.0 / (1.0 + exp(-x));
 
-		EXPECT_EQ(f2u(xf[i]), f2u(yf[i])) TH_LOG("identity(%g)", x);
+		EXPECT_EQ(nasm_f2u(xf[i]), nasm_f2u(yf[i])) TH_LOG("identity(%g)", x);
 		/* By value: the sign of a zero is not specified. */
 		EXPECT_TRUE(yf[ACT_N + i] == (xf[i] > 0.0f ? xf[i] : 0.0f))
 			TH_LOG("relu(%g) = %g", x, yf[ACT_N + i]);
@@ -1142,7 +900,7 @@ TEST_F(exec, act_functions)
 		EXPECT_EQ(xi[i], yi[i]);
 		EXPECT_EQ(xi[i] > 0 ? xi[i] : 0, yi[ACT_N + i]);
 	}
-	free(p);
+	nasm_delete(p);
 }
 
 #define POOL_M	5
@@ -1155,7 +913,7 @@ TEST_F(exec, pool_max_avg)
 {
 	float af[POOL_IN], yf[2 * POOL_OUT];
 	__s32 ai[POOL_IN], yi[2 * POOL_OUT];
-	struct prog *p = malloc(sizeof(*p));
+	struct nasm *p = nasm_new();
 	__u32 model, bind[3];
 	int fd = self->node.fd, i, j, w;
 
@@ -1172,19 +930,19 @@ TEST_F(exec, pool_max_avg)
 	ai[3] = -7;		/* window 1: (-7 + 0 + 1) / 3 = -2 (toward 0) */
 	ai[4] = 0;
 	ai[5] = 1;
-	prog_init(p);
-	add_slot(p, NEURON_SLOT_INPUT, NEURON_DT_FP32, sizeof(af));
-	add_slot(p, NEURON_SLOT_INPUT, NEURON_DT_INT32, sizeof(ai));
-	add_slot(p, NEURON_SLOT_OUTPUT, NEURON_DT_FP32, 2 * sizeof(yf));
-	i_pool(p, NEURON_DT_FP32, NEURON_POOL_MAX, SLOT(2, 0), SLOT(0, 0),
-	       POOL_M, POOL_N, POOL_K);
-	i_pool(p, NEURON_DT_FP32, NEURON_POOL_AVG, SLOT(2, POOL_OUT * 4), SLOT(0, 0),
-	       POOL_M, POOL_N, POOL_K);
-	i_pool(p, NEURON_DT_INT32, NEURON_POOL_MAX, SLOT(2, 2 * POOL_OUT * 4), SLOT(1, 0),
-	       POOL_M, POOL_N, POOL_K);
-	i_pool(p, NEURON_DT_INT32, NEURON_POOL_AVG, SLOT(2, 3 * POOL_OUT * 4), SLOT(1, 0),
-	       POOL_M, POOL_N, POOL_K);
-	i_end(p, NEURON_ENGINE_POOL);
+	nasm_reset(p);
+	nasm_add_slot(p, NEURON_SLOT_INPUT, NEURON_DT_FP32, sizeof(af));
+	nasm_add_slot(p, NEURON_SLOT_INPUT, NEURON_DT_INT32, sizeof(ai));
+	nasm_add_slot(p, NEURON_SLOT_OUTPUT, NEURON_DT_FP32, 2 * sizeof(yf));
+	nasm_pool(p, NEURON_DT_FP32, NEURON_POOL_MAX, SLOT(2, 0), SLOT(0, 0),
+		  POOL_M, POOL_N, POOL_K);
+	nasm_pool(p, NEURON_DT_FP32, NEURON_POOL_AVG, SLOT(2, POOL_OUT * 4), SLOT(0, 0),
+		  POOL_M, POOL_N, POOL_K);
+	nasm_pool(p, NEURON_DT_INT32, NEURON_POOL_MAX, SLOT(2, 2 * POOL_OUT * 4), SLOT(1, 0),
+		  POOL_M, POOL_N, POOL_K);
+	nasm_pool(p, NEURON_DT_INT32, NEURON_POOL_AVG, SLOT(2, 3 * POOL_OUT * 4), SLOT(1, 0),
+		  POOL_M, POOL_N, POOL_K);
+	nasm_end(p, NEURON_ENGINE_POOL);
 	model = load_ok(_metadata, fd, 1, p);
 	bind[0] = alloc_ok(_metadata, fd, 1, sizeof(af));
 	bind[1] = alloc_ok(_metadata, fd, 1, sizeof(ai));
@@ -1210,7 +968,7 @@ TEST_F(exec, pool_max_avg)
 				imx = wi[w] > imx ? wi[w] : imx;
 				isum += wi[w];
 			}
-			EXPECT_EQ(f2u(mx), f2u(yf[o])) TH_LOG("max [%d][%d]", i, j);
+			EXPECT_EQ(nasm_f2u(mx), nasm_f2u(yf[o])) TH_LOG("max [%d][%d]", i, j);
 			EXPECT_TRUE(close_enough(yf[POOL_OUT + o], sum / POOL_K,
 						 fabsf(wf[0]) + fabsf(wf[1]) + fabsf(wf[2])))
 				TH_LOG("avg [%d][%d] %g, want %g", i, j, yf[POOL_OUT + o],
@@ -1219,7 +977,7 @@ TEST_F(exec, pool_max_avg)
 			EXPECT_EQ((__s32)(isum / POOL_K), yi[POOL_OUT + o])
 				TH_LOG("int avg [%d][%d]", i, j);
 		}
-	free(p);
+	nasm_delete(p);
 }
 
 /* ALU reference: fp32. */
@@ -1262,7 +1020,7 @@ static bool same_f(float got, float want)
 {
 	if (isnan(want))
 		return isnan(got);
-	return f2u(got) == f2u(want);
+	return nasm_f2u(got) == nasm_f2u(want);
 }
 
 #define ALU_M	4
@@ -1278,7 +1036,7 @@ TEST_F(exec, ts_ops)
 {
 	float af[ALU_E], yf[ALU_OPS * ALU_E];
 	__s32 ai[ALU_E], yi[(ALU_OPS + 1) * ALU_E];
-	struct prog *p = malloc(sizeof(*p));
+	struct nasm *p = nasm_new();
 	const float sf = 0.75f;
 	const __s32 si = -7;
 	__u32 model, bind[3], op;
@@ -1294,20 +1052,20 @@ TEST_F(exec, ts_ops)
 	ai[1] = INT32_MAX;
 	ai[2] = -20;		/* -20 / -7 = 2 */
 	ai[3] = 20;		/* 20 / -7 = -2 */
-	prog_init(p);
-	add_slot(p, NEURON_SLOT_INPUT, NEURON_DT_FP32, sizeof(af));
-	add_slot(p, NEURON_SLOT_INPUT, NEURON_DT_INT32, sizeof(ai));
-	add_slot(p, NEURON_SLOT_OUTPUT, NEURON_DT_FP32, sizeof(yf) + sizeof(yi));
+	nasm_reset(p);
+	nasm_add_slot(p, NEURON_SLOT_INPUT, NEURON_DT_FP32, sizeof(af));
+	nasm_add_slot(p, NEURON_SLOT_INPUT, NEURON_DT_INT32, sizeof(ai));
+	nasm_add_slot(p, NEURON_SLOT_OUTPUT, NEURON_DT_FP32, sizeof(yf) + sizeof(yi));
 	for (op = 0; op < ALU_OPS; op++)
-		i_ts(p, NEURON_DT_FP32, op, SLOT(2, op * ALU_E * 4), SLOT(0, 0), f2u(sf),
-		     ALU_M, ALU_N);
+		nasm_ts(p, NEURON_DT_FP32, op, SLOT(2, op * ALU_E * 4), SLOT(0, 0), nasm_f2u(sf),
+			ALU_M, ALU_N);
 	for (op = 0; op < ALU_OPS; op++)
-		i_ts(p, NEURON_DT_INT32, op, SLOT(2, sizeof(yf) + op * ALU_E * 4),
-		     SLOT(1, 0), (__u32)si, ALU_M, ALU_N);
-	i_ts(p, NEURON_DT_INT32, NEURON_ALU_DIV,
-	     SLOT(2, sizeof(yf) + ALU_OPS * ALU_E * 4), SLOT(1, 0), (__u32)-1,
+		nasm_ts(p, NEURON_DT_INT32, op, SLOT(2, sizeof(yf) + op * ALU_E * 4),
+			SLOT(1, 0), (__u32)si, ALU_M, ALU_N);
+	nasm_ts(p, NEURON_DT_INT32, NEURON_ALU_DIV,
+		SLOT(2, sizeof(yf) + ALU_OPS * ALU_E * 4), SLOT(1, 0), (__u32)-1,
 	     ALU_M, ALU_N);
-	i_end(p, NEURON_ENGINE_DVE);
+	nasm_end(p, NEURON_ENGINE_DVE);
 	model = load_ok(_metadata, fd, 0, p);
 	bind[0] = alloc_ok(_metadata, fd, 0, sizeof(af));
 	bind[1] = alloc_ok(_metadata, fd, 0, sizeof(ai));
@@ -1328,7 +1086,7 @@ TEST_F(exec, ts_ops)
 		}
 	for (i = 0; i < ALU_E; i++)
 		EXPECT_EQ(alu_i(NEURON_ALU_DIV, ai[i], -1), yi[ALU_OPS * ALU_E + i]);
-	free(p);
+	nasm_delete(p);
 }
 
 /*
@@ -1339,7 +1097,7 @@ TEST_F(exec, tt_ops)
 {
 	float af[ALU_E], bf[ALU_E], yf[(ALU_OPS + 2) * ALU_E];
 	__s32 ai[ALU_E], bi[ALU_E], yi[(ALU_OPS + 2) * ALU_E];
-	struct prog *p = malloc(sizeof(*p));
+	struct nasm *p = nasm_new();
 	__u32 model, bind[5], op, out_i = sizeof(yf);
 	int fd = self->node.fd, i, j;
 
@@ -1361,22 +1119,22 @@ TEST_F(exec, tt_ops)
 	bi[0] = -1;
 	ai[1] = -9;
 	bi[1] = 2;		/* -4 */
-	prog_init(p);
-	add_slot(p, NEURON_SLOT_INPUT, NEURON_DT_FP32, sizeof(af));
-	add_slot(p, NEURON_SLOT_INPUT, NEURON_DT_FP32, sizeof(bf));
-	add_slot(p, NEURON_SLOT_INPUT, NEURON_DT_INT32, sizeof(ai));
-	add_slot(p, NEURON_SLOT_INPUT, NEURON_DT_INT32, sizeof(bi));
-	add_slot(p, NEURON_SLOT_OUTPUT, NEURON_DT_FP32, sizeof(yf) + sizeof(yi));
+	nasm_reset(p);
+	nasm_add_slot(p, NEURON_SLOT_INPUT, NEURON_DT_FP32, sizeof(af));
+	nasm_add_slot(p, NEURON_SLOT_INPUT, NEURON_DT_FP32, sizeof(bf));
+	nasm_add_slot(p, NEURON_SLOT_INPUT, NEURON_DT_INT32, sizeof(ai));
+	nasm_add_slot(p, NEURON_SLOT_INPUT, NEURON_DT_INT32, sizeof(bi));
+	nasm_add_slot(p, NEURON_SLOT_OUTPUT, NEURON_DT_FP32, sizeof(yf) + sizeof(yi));
 	for (op = 0; op < ALU_OPS + 2; op++) {
 		__u8 func = op < ALU_OPS ? op :
 			    (op == ALU_OPS ? NEURON_ALU_ADD : NEURON_ALU_MUL) | NEURON_TPB_BCAST;
 
-		i_tt(p, NEURON_DT_FP32, func, SLOT(4, op * ALU_E * 4), SLOT(0, 0),
-		     SLOT(1, 0), ALU_M, ALU_N);
-		i_tt(p, NEURON_DT_INT32, func, SLOT(4, out_i + op * ALU_E * 4), SLOT(2, 0),
-		     SLOT(3, 0), ALU_M, ALU_N);
+		nasm_tt(p, NEURON_DT_FP32, func, SLOT(4, op * ALU_E * 4), SLOT(0, 0),
+			SLOT(1, 0), ALU_M, ALU_N);
+		nasm_tt(p, NEURON_DT_INT32, func, SLOT(4, out_i + op * ALU_E * 4), SLOT(2, 0),
+			SLOT(3, 0), ALU_M, ALU_N);
 	}
-	i_end(p, NEURON_ENGINE_DVE);
+	nasm_end(p, NEURON_ENGINE_DVE);
 	model = load_ok(_metadata, fd, 1, p);
 	bind[0] = alloc_ok(_metadata, fd, 1, sizeof(af));
 	bind[1] = alloc_ok(_metadata, fd, 1, sizeof(bf));
@@ -1404,7 +1162,7 @@ TEST_F(exec, tt_ops)
 				TH_LOG("int32 op %u [%d]: %d op %d", op, i, ai[i], bi[j]);
 		}
 	EXPECT_TRUE(isinf(yf[NEURON_ALU_DIV * ALU_E + 5]) && yf[NEURON_ALU_DIV * ALU_E + 5] > 0);
-	free(p);
+	nasm_delete(p);
 }
 
 /*
@@ -1414,7 +1172,7 @@ TEST_F(exec, tt_ops)
 TEST_F(exec, int_div_by_zero)
 {
 	__s32 a[ALU_E], b[ALU_E], y[2 * ALU_E];
-	struct prog *p = malloc(sizeof(*p));
+	struct nasm *p = nasm_new();
 	__u32 model, bind[3];
 	int fd = self->node.fd, i;
 	__u64 seq;
@@ -1424,15 +1182,15 @@ TEST_F(exec, int_div_by_zero)
 		a[i] = 100 + i;
 		b[i] = 1 + i % 5;
 	}
-	prog_init(p);
-	add_slot(p, NEURON_SLOT_INPUT, NEURON_DT_INT32, sizeof(a));
-	add_slot(p, NEURON_SLOT_INPUT, NEURON_DT_INT32, sizeof(b));
-	add_slot(p, NEURON_SLOT_OUTPUT, NEURON_DT_INT32, sizeof(y));
-	i_tt(p, NEURON_DT_INT32, NEURON_ALU_DIV, SLOT(2, 0), SLOT(0, 0), SLOT(1, 0),
-	     ALU_M, ALU_N);
-	i_ts(p, NEURON_DT_INT32, NEURON_ALU_ADD, SLOT(2, ALU_E * 4), SLOT(0, 0), 1,
-	     ALU_M, ALU_N);
-	i_end(p, NEURON_ENGINE_DVE);
+	nasm_reset(p);
+	nasm_add_slot(p, NEURON_SLOT_INPUT, NEURON_DT_INT32, sizeof(a));
+	nasm_add_slot(p, NEURON_SLOT_INPUT, NEURON_DT_INT32, sizeof(b));
+	nasm_add_slot(p, NEURON_SLOT_OUTPUT, NEURON_DT_INT32, sizeof(y));
+	nasm_tt(p, NEURON_DT_INT32, NEURON_ALU_DIV, SLOT(2, 0), SLOT(0, 0), SLOT(1, 0),
+		ALU_M, ALU_N);
+	nasm_ts(p, NEURON_DT_INT32, NEURON_ALU_ADD, SLOT(2, ALU_E * 4), SLOT(0, 0), 1,
+		ALU_M, ALU_N);
+	nasm_end(p, NEURON_ENGINE_DVE);
 	model = load_ok(_metadata, fd, 0, p);
 	bind[0] = alloc_ok(_metadata, fd, 0, sizeof(a));
 	bind[1] = alloc_ok(_metadata, fd, 0, sizeof(b));
@@ -1466,7 +1224,7 @@ TEST_F(exec, int_div_by_zero)
 		EXPECT_EQ(a[i] / b[i], y[i]);
 		EXPECT_EQ(a[i] + 1, y[ALU_E + i]);
 	}
-	free(p);
+	nasm_delete(p);
 }
 
 /* ---- 5. validation ---- */
@@ -1621,7 +1379,7 @@ static const char *bad_insn(unsigned int c, struct neuron_tpb_insn *i,
 		i->a = SLOT(2, 0);
 		return "a in slot 2 of 2";
 	case 29:
-		i->a = ref(1000, 0);
+		i->a = nasm_ref(1000, 0);
 		return "a in region 1000";
 	case 30:
 		val_op(i, NEURON_TPB_SEM_SIGNAL);
@@ -1772,25 +1530,25 @@ static const char *bad_insn(unsigned int c, struct neuron_tpb_insn *i,
 }
 
 /* The validation model with @bad as block 1's instruction 1. */
-static void val_prog(struct prog *p, const struct neuron_tpb_insn *bad, __u32 engine,
+static void val_prog(struct nasm *p, const struct neuron_tpb_insn *bad, __u32 engine,
 		     const void *data)
 {
-	prog_init(p);
+	nasm_reset(p);
 	p->data = data;
 	p->data_size = VAL_SIZE;
 	p->scratch_size = VAL_SIZE;
-	add_slot(p, NEURON_SLOT_INPUT, NEURON_DT_INT32, VAL_SIZE);
-	add_slot(p, NEURON_SLOT_OUTPUT, NEURON_DT_INT32, VAL_SIZE);
-	i_end(p, engine == NEURON_ENGINE_PE ? NEURON_ENGINE_SP : NEURON_ENGINE_PE);
-	i_copy(p, engine, SCR(0), SLOT(0, 0), 4);
-	p->insn[engine][p->count[engine]++] = *bad;
-	i_end(p, engine);
+	nasm_add_slot(p, NEURON_SLOT_INPUT, NEURON_DT_INT32, VAL_SIZE);
+	nasm_add_slot(p, NEURON_SLOT_OUTPUT, NEURON_DT_INT32, VAL_SIZE);
+	nasm_end(p, engine == NEURON_ENGINE_PE ? NEURON_ENGINE_SP : NEURON_ENGINE_PE);
+	nasm_copy(p, engine, SCR(0), SLOT(0, 0), 4);
+	*nasm_emit(p, engine, 0, 0, 0) = *bad;
+	nasm_end(p, engine);
 }
 
 TEST_F(exec, load_refuses_invalid_insns)
 {
 	static __u32 data[VAL_SIZE / 4];
-	struct prog *p = malloc(sizeof(*p));
+	struct nasm *p = nasm_new();
 	struct neuron_model_load ld;
 	struct neuron_tpb_insn bad;
 	const char *name;
@@ -1805,21 +1563,21 @@ TEST_F(exec, load_refuses_invalid_insns)
 	load_ok(_metadata, self->node.fd, 0, p);
 	for (c = 0; (name = bad_insn(c, &bad, &self->info, &engine)); c++) {
 		val_prog(p, &bad, engine, data);
-		ret = prog_load(self->node.fd, 0, p, &ld);
+		ret = nasm_load(self->node.fd, 0, p, &ld);
 		EXPECT_EQ(-ENOEXEC, ret) TH_LOG("%s: %s", name, strerror(-ret));
 		/* Blocks in engine order: PE's is block 0, the others 1. */
 		EXPECT_EQ(engine == NEURON_ENGINE_PE ? 0U : 1U, ld.err_block)
 			TH_LOG("%s", name);
 		EXPECT_EQ(1U, ld.err_insn) TH_LOG("%s", name);
 	}
-	free(p);
+	nasm_delete(p);
 }
 
 /* The ends of blocks, err_insn of the first block, regions of size 0. */
 TEST_F(exec, load_refuses_bad_blocks)
 {
 	static __u32 data[VAL_SIZE / 4];
-	struct prog *p = malloc(sizeof(*p));
+	struct nasm *p = nasm_new();
 	struct neuron_model_load ld;
 	struct neuron_tpb_insn ts;
 
@@ -1827,46 +1585,46 @@ TEST_F(exec, load_refuses_bad_blocks)
 	/* No END: err_insn is the block's length. */
 	val_ts(&ts);
 	val_prog(p, &ts, NEURON_ENGINE_DVE, data);
-	p->count[NEURON_ENGINE_DVE]--;
-	EXPECT_EQ(-ENOEXEC, prog_load(self->node.fd, 0, p, &ld));
+	p->blocks[NEURON_ENGINE_DVE].count--;
+	EXPECT_EQ(-ENOEXEC, nasm_load(self->node.fd, 0, p, &ld));
 	EXPECT_EQ(1U, ld.err_block);
 	EXPECT_EQ(2U, ld.err_insn);
 	/* A one-instruction block that is not END. */
-	prog_init(p);
+	nasm_reset(p);
 	p->scratch_size = VAL_SIZE;
-	add_slot(p, NEURON_SLOT_INPUT, NEURON_DT_INT32, VAL_SIZE);
-	i_copy(p, NEURON_ENGINE_PE, SCR(0), SLOT(0, 0), 4);
-	EXPECT_EQ(-ENOEXEC, prog_load(self->node.fd, 0, p, &ld));
+	nasm_add_slot(p, NEURON_SLOT_INPUT, NEURON_DT_INT32, VAL_SIZE);
+	nasm_copy(p, NEURON_ENGINE_PE, SCR(0), SLOT(0, 0), 4);
+	EXPECT_EQ(-ENOEXEC, nasm_load(self->node.fd, 0, p, &ld));
 	EXPECT_EQ(0U, ld.err_block);
 	EXPECT_EQ(1U, ld.err_insn);
 	/* Ending with JUMP is fine (to itself: loads, would run forever). */
-	i_jump(p, NEURON_ENGINE_PE, 1);
+	nasm_jump(p, NEURON_ENGINE_PE, 1);
 	load_ok(_metadata, self->node.fd, 0, p);
 	/* The first bad instruction of the first block. */
-	prog_init(p);
-	i_copy(p, NEURON_ENGINE_PE, SCR(0), SCR(16), 4);
-	i_end(p, NEURON_ENGINE_PE);
-	i_end(p, NEURON_ENGINE_ACT);
+	nasm_reset(p);
+	nasm_copy(p, NEURON_ENGINE_PE, SCR(0), SCR(16), 4);
+	nasm_end(p, NEURON_ENGINE_PE);
+	nasm_end(p, NEURON_ENGINE_ACT);
 	/* No scratch: a region of size 0 cannot be referenced. */
-	EXPECT_EQ(-ENOEXEC, prog_load(self->node.fd, 0, p, &ld));
+	EXPECT_EQ(-ENOEXEC, nasm_load(self->node.fd, 0, p, &ld));
 	EXPECT_EQ(0U, ld.err_block);
 	EXPECT_EQ(0U, ld.err_insn);
 	p->scratch_size = 64;
 	load_ok(_metadata, self->node.fd, 0, p);
 	/* No data. */
-	p->insn[NEURON_ENGINE_PE][0].a = DATA(0);
-	EXPECT_EQ(-ENOEXEC, prog_load(self->node.fd, 0, p, &ld));
+	p->blocks[NEURON_ENGINE_PE].insns[0].a = DATA(0);
+	EXPECT_EQ(-ENOEXEC, nasm_load(self->node.fd, 0, p, &ld));
 	EXPECT_EQ(0U, ld.err_block);
 	EXPECT_EQ(0U, ld.err_insn);
 	p->data = data;
 	p->data_size = 16;
 	load_ok(_metadata, self->node.fd, 0, p);
 	/* Exactly at the end of the region is inside; one more is not. */
-	p->insn[NEURON_ENGINE_PE][0].a = DATA(4);
-	EXPECT_EQ(-ENOEXEC, prog_load(self->node.fd, 0, p, &ld));
-	p->insn[NEURON_ENGINE_PE][0].n = 3;
+	p->blocks[NEURON_ENGINE_PE].insns[0].a = DATA(4);
+	EXPECT_EQ(-ENOEXEC, nasm_load(self->node.fd, 0, p, &ld));
+	p->blocks[NEURON_ENGINE_PE].insns[0].n = 3;
 	load_ok(_metadata, self->node.fd, 0, p);
-	free(p);
+	nasm_delete(p);
 }
 
 /* -EINVAL for the argument, the blocks and the slots; -E2BIG; -EACCES. */
@@ -2016,14 +1774,14 @@ TEST_F(exec, load_refuses_bad_args)
 	blk[0].insns = (uintptr_t)&end;
 	blk[0].count = 1;
 	ld.nc = 1;
-	ASSERT_EQ(0, release(fd, 2));
+	ASSERT_EQ(0, neuron_release(fd, 2));
 	EXPECT_EQ(-EACCES, neuron_ioctl(fd, NEURON_IOCTL_MODEL_LOAD, &ld));
 }
 
 /* EXECUTE's and MODEL_UNLOAD's checks. */
 TEST_F(exec, execute_refuses_bad_args)
 {
-	struct prog *p = malloc(sizeof(*p));
+	struct nasm *p = nasm_new();
 	struct neuron_model_unload u;
 	struct neuron_mem_alloc host;
 	struct neuron_model_load ld;
@@ -2032,11 +1790,11 @@ TEST_F(exec, execute_refuses_bad_args)
 	int fd = self->node.fd, fd2, i;
 
 	ASSERT_NE(NULL, p);
-	prog_init(p);
-	add_slot(p, NEURON_SLOT_INPUT, NEURON_DT_INT32, 8192);
-	add_slot(p, NEURON_SLOT_OUTPUT, NEURON_DT_INT32, 8192);
-	i_copy(p, NEURON_ENGINE_SP, SLOT(1, 0), SLOT(0, 0), 2048);
-	i_end(p, NEURON_ENGINE_SP);
+	nasm_reset(p);
+	nasm_add_slot(p, NEURON_SLOT_INPUT, NEURON_DT_INT32, 8192);
+	nasm_add_slot(p, NEURON_SLOT_OUTPUT, NEURON_DT_INT32, 8192);
+	nasm_copy(p, NEURON_ENGINE_SP, SLOT(1, 0), SLOT(0, 0), 2048);
+	nasm_end(p, NEURON_ENGINE_SP);
 	model = load_ok(_metadata, fd, 0, p);
 	bind[0] = alloc_ok(_metadata, fd, 0, 8192);
 	bind[1] = alloc_ok(_metadata, fd, 0, 8192);
@@ -2067,7 +1825,7 @@ TEST_F(exec, execute_refuses_bad_args)
 	/* A handle of another file (not one of this file's numbers). */
 	fd2 = open(self->node.path, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd2);
-	ASSERT_EQ(0, release(fd, 1ULL << (self->info.nc_count - 1)));
+	ASSERT_EQ(0, neuron_release(fd, 1ULL << (self->info.nc_count - 1)));
 	for (i = 0; i < 16 && !other; i++) {
 		__u32 cand = dev_alloc(fd2, self->info.nc_count - 1, 8192);
 
@@ -2083,85 +1841,41 @@ TEST_F(exec, execute_refuses_bad_args)
 	EXPECT_EQ(-ENOENT, exec_sync(fd, model, bind, 2, 0));
 	bind[1] = h;
 	/* A model of another file: fd2 loads on the NC it reserved. */
-	ASSERT_EQ(0, reserve(fd2, 1ULL << (self->info.nc_count - 1)));
-	ASSERT_EQ(0, prog_load(fd2, self->info.nc_count - 1, p, &ld));
+	ASSERT_EQ(0, neuron_reserve(fd2, 1ULL << (self->info.nc_count - 1)));
+	ASSERT_EQ(0, nasm_load(fd2, self->info.nc_count - 1, p, &ld));
 	if (ld.handle != model)
 		EXPECT_EQ(-ENOENT, exec_sync(fd, ld.handle, bind, 2, 0));
 	EXPECT_EQ(-ENOENT, exec_sync(fd, model + 1000, bind, 2, 0));
-	EXPECT_EQ(-ENOENT, model_unload(fd, model + 1000));
+	EXPECT_EQ(-ENOENT, neuron_model_unload(fd, model + 1000));
 	close(fd2);
-	ASSERT_EQ(0, reserve(fd, 1ULL << (self->info.nc_count - 1)));
+	ASSERT_EQ(0, neuron_reserve(fd, 1ULL << (self->info.nc_count - 1)));
 	/* The model's NC released: -EACCES, and the model stays. */
 	m1 = load_ok(_metadata, fd, 1, p);
 	bind1[0] = alloc_ok(_metadata, fd, 1, 8192);
 	bind1[1] = alloc_ok(_metadata, fd, 1, 8192);
-	ASSERT_EQ(0, release(fd, 2));
+	ASSERT_EQ(0, neuron_release(fd, 2));
 	EXPECT_EQ(-EACCES, exec_sync(fd, m1, bind1, 2, 0));
-	ASSERT_EQ(0, reserve(fd, 2));
+	ASSERT_EQ(0, neuron_reserve(fd, 2));
 	EXPECT_EQ(NEURON_EXEC_OK, exec_sync(fd, m1, bind1, 2, 0));
 	/* UNLOAD: flags; then the handle is gone. */
 	u.handle = m1;
 	u.flags = 1;
 	EXPECT_EQ(-EINVAL, neuron_ioctl(fd, NEURON_IOCTL_MODEL_UNLOAD, &u));
-	EXPECT_EQ(0, model_unload(fd, m1));
-	EXPECT_EQ(-ENOENT, model_unload(fd, m1));
+	EXPECT_EQ(0, neuron_model_unload(fd, m1));
+	EXPECT_EQ(-ENOENT, neuron_model_unload(fd, m1));
 	EXPECT_EQ(-ENOENT, exec_sync(fd, m1, bind1, 2, 0));
 	/* A memory handle is not a model. */
 	EXPECT_EQ(small == model ? NEURON_EXEC_OK : -ENOENT,
 		  exec_sync(fd, small, bind, 2, 0));
-	free(p);
+	nasm_delete(p);
 }
 
 /* ---- notification queues ---- */
 
-struct ring {
-	__u32 nc, type, entries;
-	size_t size;
-	void *map;
-};
-
-static void ring_open(struct __test_metadata *_metadata, int fd, __u32 nc,
-		      __u32 type, struct ring *r)
-{
-	struct neuron_notify_setup s = {
-		.nc = nc, .type = type, .entries = 16, .eventfd = -1,
-	};
-
-	ASSERT_EQ(0, neuron_ioctl(fd, NEURON_IOCTL_NOTIFY_SETUP, &s));
-	r->nc = nc;
-	r->type = type;
-	r->entries = 16;
-	r->size = s.mmap_size;
-	r->map = mmap(NULL, r->size, PROT_READ, MAP_SHARED, fd, s.mmap_offset);
-	ASSERT_NE(MAP_FAILED, r->map) TH_LOG("mmap: %s", strerror(errno));
-}
-
-static void ring_close(struct ring *r)
-{
-	if (r->map && r->map != MAP_FAILED)
-		munmap(r->map, r->size);
-	r->map = NULL;
-}
-
-static __u32 ring_head(const struct ring *r)
-{
-	return __atomic_load_n(&((const struct neuron_notify_header *)r->map)->head,
-			       __ATOMIC_ACQUIRE);
-}
-
-static const struct neuron_notify_entry *ring_entry(const struct ring *r, __u32 i)
-{
-	const struct neuron_notify_entry *e =
-		(const void *)((const char *)r->map + NEURON_NOTIFY_ENTRY_OFFSET);
-
-	return &e[i & (r->entries - 1)];
-}
-
-/* Entry @i is (@code, @data) of the ring's NC and type. */
-static void expect_entry(struct __test_metadata *_metadata, const struct ring *r,
+static void expect_entry(struct __test_metadata *_metadata, const struct nio_notify_queue *r,
 			 __u32 i, __u32 code, __u32 data, bool check_data)
 {
-	const struct neuron_notify_entry *e = ring_entry(r, i);
+	const struct neuron_notify_entry *e = neuron_ring_entry(r, i);
 
 	EXPECT_EQ(i, e->seq);
 	EXPECT_EQ(r->type, (__u32)e->type);
@@ -2172,14 +1886,14 @@ static void expect_entry(struct __test_metadata *_metadata, const struct ring *r
 }
 
 /* Poll (up to SETTLE_MS) until the ring's head reaches @head; the head. */
-static __u32 ring_head_wait(const struct ring *r, __u32 head)
+static __u32 ring_head_wait(const struct nio_notify_queue *r, __u32 head)
 {
-	__u32 now = ring_head(r);
+	__u32 now = neuron_ring_head(r);
 	int i;
 
 	for (i = 0; i < SETTLE_MS / 10 && now < head; i++) {
 		neuron_sleep_ms(10);
-		now = ring_head(r);
+		now = neuron_ring_head(r);
 	}
 	return now;
 }
@@ -2187,19 +1901,19 @@ static __u32 ring_head_wait(const struct ring *r, __u32 head)
 /* ---- 6. hangs, timeouts, knobs ---- */
 
 /* A model of no slots whose SP waits for semaphore @sem (+ @count). */
-static void wait_prog(struct prog *p, __u32 sem, __u32 count)
+static void wait_prog(struct nasm *p, __u32 sem, __u32 count)
 {
-	prog_init(p);
-	i_wait(p, NEURON_ENGINE_SP, sem, count);
-	i_end(p, NEURON_ENGINE_SP);
+	nasm_reset(p);
+	nasm_wait(p, NEURON_ENGINE_SP, sem, count);
+	nasm_end(p, NEURON_ENGINE_SP);
 }
 
 /* A model of no slots whose PE jumps to itself forever. */
-static void loop_prog(struct prog *p)
+static void loop_prog(struct nasm *p)
 {
-	prog_init(p);
-	i_end(p, NEURON_ENGINE_SP);
-	i_jump(p, NEURON_ENGINE_PE, 0);
+	nasm_reset(p);
+	nasm_end(p, NEURON_ENGINE_SP);
+	nasm_jump(p, NEURON_ENGINE_PE, 0);
 }
 
 static long long ms_since(__s64 t0)
@@ -2218,16 +1932,16 @@ static void hang_and_recover(struct __test_metadata *_metadata,
 			     struct _test_data_exec *self, bool loop, __u32 nth)
 {
 	struct mm *j0 = &self->mm[0], *j1 = &self->mm[1];
-	struct prog *p = malloc(sizeof(*p));
+	struct nasm *p = nasm_new();
 	int fd = self->node.fd, ret, runs = 0;
 	__u64 hs, q1, q2;
 	__u32 hang, flags = 0;
-	struct ring er;
+	struct nio_notify_queue er;
 	long long ms;
 	__s64 t0;
 
 	ASSERT_NE(NULL, p);
-	ring_open(_metadata, fd, 0, NEURON_NOTIFY_ERROR, &er);
+	neuron_ring_open_ok(_metadata, fd, 0, NEURON_NOTIFY_ERROR, 16, -1, &er);
 	mm_free(j0);
 	mm_free(j1);
 	ASSERT_EQ(0, mm_setup(j0, fd, 0, NEURON_DT_INT32, 16, 24, 8, 21));
@@ -2237,7 +1951,7 @@ static void hang_and_recover(struct __test_metadata *_metadata,
 	else
 		wait_prog(p, 20, 1);
 	hang = load_ok(_metadata, fd, 0, p);
-	free(p);
+	nasm_delete(p);
 	ASSERT_EQ(0, mm_clear(j0));
 	t0 = neuron_now_ns();
 	ASSERT_EQ(0, exec_async(fd, hang, NULL, 0, 300, &hs));
@@ -2271,7 +1985,7 @@ static void hang_and_recover(struct __test_metadata *_metadata,
 	EXPECT_EQ(nth + 2, ring_head_wait(&er, nth + 2));
 	expect_entry(_metadata, &er, nth + 1, NEURON_NOTIFY_EXEC_TIMEOUT, 0, false);
 	EXPECT_EQ(0, mm_run(j0, 0));
-	ring_close(&er);
+	neuron_ring_unmap(&er);
 }
 
 TEST_F_TIMEOUT(exec, hang_sem_wait_reset, 60)
@@ -2288,7 +2002,7 @@ TEST_F_TIMEOUT(exec, hang_jump_loop_reset, 60)
 TEST_F_TIMEOUT(exec, exec_timeout_param, 60)
 {
 	unsigned long long v;
-	struct prog p;
+	struct nasm p = { 0 };
 	__u32 hang;
 	__s64 t0;
 
@@ -2351,12 +2065,12 @@ TEST_F_TIMEOUT(exec, knob_hang, 60)
 TEST_F_TIMEOUT(exec, knob_error, 60)
 {
 	struct mm *j = &self->mm[0];
-	struct ring er;
+	struct nio_notify_queue er;
 	__u64 seq;
 
 	if (!self->node.created)
 		SKIP(return, "needs the simulator's knobs");
-	ring_open(_metadata, self->node.fd, 1, NEURON_NOTIFY_ERROR, &er);
+	neuron_ring_open_ok(_metadata, self->node.fd, 1, NEURON_NOTIFY_ERROR, 16, -1, &er);
 	ASSERT_EQ(0, mm_setup(j, self->node.fd, 1, NEURON_DT_INT32, 8, 8, 8, 32));
 	ASSERT_EQ(0, neuron_sim_knob(&self->node, "tpb_error_nc", "2"));
 	ASSERT_EQ(0, exec_async(self->node.fd, j->model, j->bind, 3, 0, &seq));
@@ -2367,7 +2081,7 @@ TEST_F_TIMEOUT(exec, knob_error, 60)
 	ASSERT_EQ(0, neuron_sim_knob(&self->node, "tpb_error_nc", "2"));
 	EXPECT_EQ(1000 + NEURON_EXEC_DEVICE_ERROR, mm_run(j, 0));
 	EXPECT_EQ(0, mm_run(j, 0));
-	ring_close(&er);
+	neuron_ring_unmap(&er);
 }
 
 /* tpb_corrupt_nc: bit 30 of the first element flipped, once. */
@@ -2394,13 +2108,13 @@ TEST_F(exec, knob_corrupt)
 TEST_F(exec, sem_signal_overflow)
 {
 	int fd = self->node.fd;
-	struct prog p;
+	struct nasm p = { 0 };
 	__u32 model, v;
 	__u64 seq;
 
-	prog_init(&p);
-	i_signal(&p, NEURON_ENGINE_ACT, 30, 1);
-	i_end(&p, NEURON_ENGINE_ACT);
+	nasm_reset(&p);
+	nasm_signal(&p, NEURON_ENGINE_ACT, 30, 1);
+	nasm_end(&p, NEURON_ENGINE_ACT);
 	model = load_ok(_metadata, fd, 0, &p);
 	ASSERT_EQ(0, sem_op(fd, 0, NEURON_SEM_KIND_SEMAPHORE, 30, NEURON_SEM_SET,
 			    0xfffffffeU, NULL));
@@ -2422,20 +2136,20 @@ TEST_F(exec, sems_cleared_for_new_owner)
 	ASSERT_EQ(0, sem_op(fd, 0, NEURON_SEM_KIND_SEMAPHORE, 7, NEURON_SEM_SET, 1234, NULL));
 	ASSERT_EQ(0, sem_op(fd, 0, NEURON_SEM_KIND_EVENT, 9, NEURON_SEM_SET, 1, NULL));
 	/* Reserving an NC the file holds already changes nothing. */
-	ASSERT_EQ(0, reserve(fd, 1));
+	ASSERT_EQ(0, neuron_reserve(fd, 1));
 	EXPECT_EQ(1234U, sem_read(fd, 0, NEURON_SEM_KIND_SEMAPHORE, 7));
 	EXPECT_EQ(1U, sem_read(fd, 0, NEURON_SEM_KIND_EVENT, 9));
 	/* Another file after a release. */
-	ASSERT_EQ(0, release(fd, 1));
+	ASSERT_EQ(0, neuron_release(fd, 1));
 	fd2 = open(self->node.path, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd2);
-	ASSERT_EQ(0, reserve(fd2, 1));
+	ASSERT_EQ(0, neuron_reserve(fd2, 1));
 	EXPECT_EQ(0U, sem_read(fd2, 0, NEURON_SEM_KIND_SEMAPHORE, 7));
 	EXPECT_EQ(0U, sem_read(fd2, 0, NEURON_SEM_KIND_EVENT, 9));
 	/* The first file again, after the other one closed. */
 	ASSERT_EQ(0, sem_op(fd2, 0, NEURON_SEM_KIND_SEMAPHORE, 8, NEURON_SEM_SET, 99, NULL));
 	close(fd2);
-	ASSERT_EQ(0, reserve(fd, 1));
+	ASSERT_EQ(0, neuron_reserve(fd, 1));
 	EXPECT_EQ(0U, sem_read(fd, 0, NEURON_SEM_KIND_SEMAPHORE, 8));
 }
 
@@ -2483,19 +2197,19 @@ TEST_F_TIMEOUT(exec, execute_races_release, 180)
 	struct exec_racer r = { .fd = self->node.fd };
 	unsigned int i, k, counted = 0, running = 0;
 	int fd2, err = 0;
-	struct prog p;
+	struct nasm p = { 0 };
 	pthread_t t;
 	__u32 v;
 
-	prog_init(&p);
-	i_signal(&p, NEURON_ENGINE_SP, 5, 1);
-	i_end(&p, NEURON_ENGINE_SP);
+	nasm_reset(&p);
+	nasm_signal(&p, NEURON_ENGINE_SP, 5, 1);
+	nasm_end(&p, NEURON_ENGINE_SP);
 	r.model = load_ok(_metadata, r.fd, 0, &p);
 	fd2 = open(self->node.path, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd2);
 	ASSERT_EQ(0, pthread_create(&t, NULL, exec_racer_fn, &r));
 	for (i = 0; i < RACE_ROUNDS; i++) {
-		err = release(r.fd, 1) ?: reserve(fd2, 1);
+		err = neuron_release(r.fd, 1) ?: neuron_reserve(fd2, 1);
 		if (err)
 			break;
 		for (k = 0; k < 3; k++) {
@@ -2508,7 +2222,7 @@ TEST_F_TIMEOUT(exec, execute_races_release, 180)
 			}
 			running += nc_state(fd2, 0, NULL) == NEURON_NC_RUNNING;
 		}
-		err = release(fd2, 1) ?: reserve(r.fd, 1);
+		err = neuron_release(fd2, 1) ?: neuron_reserve(r.fd, 1);
 		if (err)
 			break;
 		if (i % 8 == 0)
@@ -2537,7 +2251,7 @@ static int child_matmuls(const char *path, __u32 nc, int go)
 	struct mm j;
 	char c;
 
-	if (fd < 0 || reserve(fd, 1ULL << nc))
+	if (fd < 0 || neuron_reserve(fd, 1ULL << nc))
 		return 2;
 	if (read(go, &c, 1) != 1)
 		return 3;
@@ -2560,7 +2274,7 @@ TEST_F_TIMEOUT(exec, processes_in_parallel, 120)
 	pid_t pid[4];
 	int go[2], status;
 
-	ASSERT_EQ(0, release(self->node.fd, self->all));
+	ASSERT_EQ(0, neuron_release(self->node.fd, self->all));
 	ASSERT_EQ(0, pipe(go));
 	for (i = 0; i < n; i++) {
 		pid[i] = fork();
@@ -2590,7 +2304,7 @@ TEST_F_TIMEOUT(exec, processes_contend_for_nc, 60)
 	pid_t pid;
 	char c;
 
-	ASSERT_EQ(0, release(self->node.fd, 1));
+	ASSERT_EQ(0, neuron_release(self->node.fd, 1));
 	ASSERT_EQ(0, pipe(ready));
 	ASSERT_EQ(0, pipe(done));
 	pid = fork();
@@ -2600,7 +2314,7 @@ TEST_F_TIMEOUT(exec, processes_contend_for_nc, 60)
 		struct mm j;
 
 		close(self->node.fd);
-		if (fd < 0 || reserve(fd, 1))
+		if (fd < 0 || neuron_reserve(fd, 1))
 			_exit(2);
 		if (mm_setup(&j, fd, 0, NEURON_DT_INT32, 8, 8, 8, 60) || mm_run(&j, 0))
 			_exit(2);
@@ -2612,12 +2326,12 @@ TEST_F_TIMEOUT(exec, processes_contend_for_nc, 60)
 	ASSERT_EQ(1, read(ready[0], &c, 1));
 	fd2 = open(self->node.path, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd2);
-	EXPECT_EQ(-EBUSY, reserve(fd2, 1));
+	EXPECT_EQ(-EBUSY, neuron_reserve(fd2, 1));
 	ASSERT_EQ(1, write(done[1], "d", 1));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
-	ASSERT_EQ(0, reserve(fd2, 1));
+	ASSERT_EQ(0, neuron_reserve(fd2, 1));
 	ASSERT_EQ(0, mm_setup(&self->mm[0], fd2, 0, NEURON_DT_INT32, 8, 8, 8, 61));
 	EXPECT_EQ(0, mm_run(&self->mm[0], 0));
 	close(fd2);
@@ -2628,7 +2342,7 @@ TEST_F_TIMEOUT(exec, queue_full, 60)
 {
 	int fd = self->node.fd, i;
 	__u64 seq[5];
-	struct prog p;
+	struct nasm p = { 0 };
 	__u32 model;
 
 	ASSERT_EQ(0, set_param(1, 4));
@@ -2664,7 +2378,7 @@ TEST_F_TIMEOUT(exec, queue_full, 60)
  */
 TEST_F_TIMEOUT(exec, unload_while_queued, 60)
 {
-	struct prog *p = malloc(sizeof(*p));
+	struct nasm *p = nasm_new();
 	struct mm *j = &self->mm[0];
 	int fd = self->node.fd, i;
 	__u32 model, out[3], bind[3];
@@ -2681,22 +2395,22 @@ TEST_F_TIMEOUT(exec, unload_while_queued, 60)
 	ASSERT_LT(0, base);
 	/* The matmul behind a SEM_WAIT on the host. */
 	mm_prog(p, NEURON_DT_FP32, 20, 30, 10);
-	p->insn[NEURON_ENGINE_PE][1] = p->insn[NEURON_ENGINE_PE][0];
-	p->count[NEURON_ENGINE_PE] = 0;
-	i_wait(p, NEURON_ENGINE_PE, 12, 1);
-	p->count[NEURON_ENGINE_PE] = 2;
-	i_end(p, NEURON_ENGINE_PE);
+	p->blocks[NEURON_ENGINE_PE].insns[1] = p->blocks[NEURON_ENGINE_PE].insns[0];
+	p->blocks[NEURON_ENGINE_PE].count = 0;
+	nasm_wait(p, NEURON_ENGINE_PE, 12, 1);
+	p->blocks[NEURON_ENGINE_PE].count = 2;
+	nasm_end(p, NEURON_ENGINE_PE);
 	model = load_ok(_metadata, fd, 0, p);
-	free(p);
+	nasm_delete(p);
 	EXPECT_LT(base, dev_bytes(fd));
 	memcpy(bind, j->bind, sizeof(bind));
 	for (i = 0; i < 3; i++) {
 		bind[2] = out[i];
 		ASSERT_EQ(0, exec_async(fd, model, bind, 3, 20000, &seq[i]));
 	}
-	ASSERT_EQ(0, model_unload(fd, model));
+	ASSERT_EQ(0, neuron_model_unload(fd, model));
 	EXPECT_EQ(-ENOENT, exec_sync(fd, model, bind, 3, 0));
-	EXPECT_EQ(-ENOENT, model_unload(fd, model));
+	EXPECT_EQ(-ENOENT, neuron_model_unload(fd, model));
 	ASSERT_EQ(0, sem_inc(fd, 0, 12, 3));
 	for (i = 0; i < 3; i++) {
 		EXPECT_EQ(0, exec_wait(fd, seq[i])) TH_LOG("execution %d", i);
@@ -2708,13 +2422,13 @@ TEST_F_TIMEOUT(exec, unload_while_queued, 60)
 /* A hang model on NC @nc of a file @fd3: loaded and started (twice). */
 static int start_hang(int fd3, __u32 nc, bool wait_form)
 {
-	struct prog p;
+	struct nasm p = { 0 };
 	struct neuron_model_load ld;
 	__u64 seq;
 	int ret;
 
 	wait_prog(&p, 13, 1);
-	ret = prog_load(fd3, nc, &p, &ld);
+	ret = nasm_load(fd3, nc, &p, &ld);
 	if (!ret)
 		ret = exec_async(fd3, ld.handle, NULL, 0, 60000, &seq);
 	if (!ret && wait_form)
@@ -2734,7 +2448,7 @@ static void expect_nc_clean(struct __test_metadata *_metadata,
 	EXPECT_GT(SETTLE_MS, ms_since(t0));
 	EXPECT_EQ(base, dev_bytes_wait(fd, base));
 	/* The NC serves the next owner. */
-	ASSERT_EQ(0, reserve(fd, 1ULL << nc));
+	ASSERT_EQ(0, neuron_reserve(fd, 1ULL << nc));
 	ASSERT_EQ(0, mm_setup(&self->mm[1], fd, nc, NEURON_DT_INT32, 8, 8, 8, 91));
 	EXPECT_EQ(0, mm_run(&self->mm[1], 0));
 }
@@ -2745,11 +2459,11 @@ TEST_F_TIMEOUT(exec, close_while_executing, 60)
 	long long base;
 	int fd3;
 
-	ASSERT_EQ(0, release(self->node.fd, 1ULL << nc));
+	ASSERT_EQ(0, neuron_release(self->node.fd, 1ULL << nc));
 	base = dev_bytes(self->node.fd);
 	fd3 = open(self->node.path, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd3);
-	ASSERT_EQ(0, reserve(fd3, 1ULL << nc));
+	ASSERT_EQ(0, neuron_reserve(fd3, 1ULL << nc));
 	ASSERT_NE(0U, dev_alloc(fd3, nc, 65536));
 	ASSERT_EQ(0, start_hang(fd3, nc, false));
 	neuron_sleep_ms(100);
@@ -2767,7 +2481,7 @@ TEST_F_TIMEOUT(exec, sigkill_while_executing, 60)
 	pid_t pid;
 	char c;
 
-	ASSERT_EQ(0, release(self->node.fd, 1ULL << nc));
+	ASSERT_EQ(0, neuron_release(self->node.fd, 1ULL << nc));
 	base = dev_bytes(self->node.fd);
 	ASSERT_EQ(0, pipe(go));
 	pid = fork();
@@ -2776,7 +2490,7 @@ TEST_F_TIMEOUT(exec, sigkill_while_executing, 60)
 		int fd = open(self->node.path, O_RDWR | O_CLOEXEC);
 
 		close(self->node.fd);
-		if (fd < 0 || reserve(fd, 1ULL << nc) || !dev_alloc(fd, nc, 65536))
+		if (fd < 0 || neuron_reserve(fd, 1ULL << nc) || !dev_alloc(fd, nc, 65536))
 			_exit(2);
 		if (write(go[1], "s", 1) != 1)
 			_exit(3);
@@ -2840,17 +2554,17 @@ TEST_F(exec, notify_insn)
 {
 	struct neuron_notify_teardown t = { .nc = 0, .type = NEURON_NOTIFY_EVENT };
 	int fd = self->node.fd;
-	struct ring r0, r1;
-	struct prog p;
+	struct nio_notify_queue r0, r1;
+	struct nasm p = { 0 };
 	__u32 model;
 
-	ring_open(_metadata, fd, 0, NEURON_NOTIFY_EVENT, &r0);
-	ring_open(_metadata, fd, 1, NEURON_NOTIFY_EVENT, &r1);
-	prog_init(&p);
-	i_notify(&p, NEURON_ENGINE_POOL, 0x1234);
-	i_notify(&p, NEURON_ENGINE_POOL, 0xffffffffU);
-	i_notify(&p, NEURON_ENGINE_POOL, 0);
-	i_end(&p, NEURON_ENGINE_POOL);
+	neuron_ring_open_ok(_metadata, fd, 0, NEURON_NOTIFY_EVENT, 16, -1, &r0);
+	neuron_ring_open_ok(_metadata, fd, 1, NEURON_NOTIFY_EVENT, 16, -1, &r1);
+	nasm_reset(&p);
+	nasm_notify(&p, NEURON_ENGINE_POOL, 0x1234);
+	nasm_notify(&p, NEURON_ENGINE_POOL, 0xffffffffU);
+	nasm_notify(&p, NEURON_ENGINE_POOL, 0);
+	nasm_end(&p, NEURON_ENGINE_POOL);
 	model = load_ok(_metadata, fd, 0, &p);
 	EXPECT_EQ(NEURON_EXEC_OK, exec_sync(fd, model, NULL, 0, 0));
 	EXPECT_EQ(3U, ring_head_wait(&r0, 3));
@@ -2858,13 +2572,13 @@ TEST_F(exec, notify_insn)
 	expect_entry(_metadata, &r0, 1, NEURON_NOTIFY_PROGRAM, 0xffffffffU, true);
 	expect_entry(_metadata, &r0, 2, NEURON_NOTIFY_PROGRAM, 0, true);
 	/* Only the NC's own queue. */
-	EXPECT_EQ(0U, ring_head(&r1));
+	EXPECT_EQ(0U, neuron_ring_head(&r1));
 	/* Without a queue, NOTIFY does nothing. */
-	ring_close(&r0);
+	neuron_ring_unmap(&r0);
 	ASSERT_EQ(0, neuron_ioctl(fd, NEURON_IOCTL_NOTIFY_TEARDOWN, &t));
 	EXPECT_EQ(NEURON_EXEC_OK, exec_sync(fd, model, NULL, 0, 0));
-	EXPECT_EQ(0U, ring_head(&r1));
-	ring_close(&r1);
+	EXPECT_EQ(0U, neuron_ring_head(&r1));
+	neuron_ring_unmap(&r1);
 }
 
 TEST_HARNESS_MAIN

@@ -125,35 +125,7 @@ static int run_child(struct _test_data_limits *self, __u32 keep, rlim_t memlock,
 
 static int alloc(int fd, __u32 kind, __u64 size, __u32 *handle)
 {
-	struct neuron_mem_alloc a;
-	int err = neuron_mem_alloc(fd, kind, size, 0, &a);
-
-	if (!err && handle)
-		*handle = a.handle;
-	return err;
-}
-
-/* NOTIFY_SETUP of (@nc, @type) with @entries, no eventfd; @size: mmap size. */
-static int setup_q(int fd, __u32 nc, __u32 type, __u32 entries, __u64 *size,
-		   __u64 *offset)
-{
-	struct neuron_notify_setup s = {
-		.nc = nc, .type = type, .entries = entries, .eventfd = -1,
-	};
-	int err = neuron_ioctl(fd, NEURON_IOCTL_NOTIFY_SETUP, &s);
-
-	if (!err && size)
-		*size = s.mmap_size;
-	if (!err && offset)
-		*offset = s.mmap_offset;
-	return err;
-}
-
-static int teardown_q(int fd, __u32 nc, __u32 type)
-{
-	struct neuron_notify_teardown t = { .nc = nc, .type = type };
-
-	return neuron_ioctl(fd, NEURON_IOCTL_NOTIFY_TEARDOWN, &t);
+	return neuron_alloc(fd, kind, size, 0, handle, NULL);
 }
 
 /* Bytes of the ring of @entries (docs/uapi.md): header page + entries. */
@@ -398,10 +370,11 @@ TEST_F(limits, host_memory_charged_to_memcg)
 	EXPECT_GE(before + CG_SLACK, after) TH_LOG("before %lld, after %lld", before, after);
 	/* A ring of 65536 entries: 1 MiB and a page. */
 	before = cg_current(cg);
-	EXPECT_EQ(0, setup_q(self->node.fd, 0, 0, NEURON_NOTIFY_MAX_ENTRIES, NULL, NULL));
+	EXPECT_EQ(0, neuron_notify_setup(self->node.fd, 0, 0, NEURON_NOTIFY_MAX_ENTRIES,
+					 NULL, NULL));
 	during = cg_current(cg);
 	EXPECT_LE(before + (1 << 20), during) TH_LOG("before %lld, during %lld", before, during);
-	EXPECT_EQ(0, teardown_q(self->node.fd, 0, 0));
+	EXPECT_EQ(0, neuron_notify_teardown(self->node.fd, 0, 0));
 	after = cg_current(cg);
 	EXPECT_GE(before + CG_SLACK, after) TH_LOG("before %lld, after %lld", before, after);
 
@@ -425,60 +398,60 @@ static int child_ring_memlock(struct _test_data_limits *self, int fd)
 	if (!OK(neuron_vm_pinned_kb() == 0))
 		return 1;
 	/* 4 KiB + 1 MiB: past the limit. */
-	if (!OK(setup_q(fd, 0, NEURON_NOTIFY_EVENT, NEURON_NOTIFY_MAX_ENTRIES,
-			NULL, NULL) == -ENOMEM))
+	if (!OK(neuron_notify_setup(fd, 0, NEURON_NOTIFY_EVENT, NEURON_NOTIFY_MAX_ENTRIES,
+				    NULL, NULL) == -ENOMEM))
 		return 2;
 	if (!OK(neuron_vm_pinned_kb() == 0))
 		return 3;
 	/* 36 KiB, and then 36 KiB more would pass it. */
-	if (!OK(setup_q(fd, 0, NEURON_NOTIFY_EVENT, 2048, &size, NULL) == 0))
+	if (!OK(neuron_notify_setup(fd, 0, NEURON_NOTIFY_EVENT, 2048, &size, NULL) == 0))
 		return 4;
 	if (!OK(neuron_vm_pinned_kb() == ring_kb(2048) && size == 36 * KIB))
 		return 5;
-	if (!OK(setup_q(fd, 0, NEURON_NOTIFY_ERROR, 2048, NULL, NULL) == -ENOMEM))
+	if (!OK(neuron_notify_setup(fd, 0, NEURON_NOTIFY_ERROR, 2048, NULL, NULL) == -ENOMEM))
 		return 6;
-	if (!OK(setup_q(fd, 0, NEURON_NOTIFY_ERROR, 16, NULL, NULL) == 0))
+	if (!OK(neuron_notify_setup(fd, 0, NEURON_NOTIFY_ERROR, 16, NULL, NULL) == 0))
 		return 7;
 	if (!OK(neuron_vm_pinned_kb() == ring_kb(2048) + ring_kb(16)))
 		return 8;
-	if (!OK(teardown_q(fd, 0, NEURON_NOTIFY_EVENT) == 0))
+	if (!OK(neuron_notify_teardown(fd, 0, NEURON_NOTIFY_EVENT) == 0))
 		return 9;
-	if (!OK(teardown_q(fd, 0, NEURON_NOTIFY_ERROR) == 0))
+	if (!OK(neuron_notify_teardown(fd, 0, NEURON_NOTIFY_ERROR) == 0))
 		return 10;
 	if (!OK(neuron_vm_pinned_kb() == 0))
 		return 11;
 	/* Setup, map, unmap, teardown, many times: nothing accumulates. */
 	for (i = 0; i < 300; i++) {
-		if (!OK(setup_q(fd, 1, NEURON_NOTIFY_TRACE, 2048, &size, &off) == 0))
+		if (!OK(neuron_notify_setup(fd, 1, NEURON_NOTIFY_TRACE, 2048, &size, &off) == 0))
 			return 12;
 		p = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, off);
 		if (!OK(p != MAP_FAILED))
 			return 13;
 		if (!OK(munmap(p, size) == 0))
 			return 14;
-		if (!OK(teardown_q(fd, 1, NEURON_NOTIFY_TRACE) == 0))
+		if (!OK(neuron_notify_teardown(fd, 1, NEURON_NOTIFY_TRACE) == 0))
 			return 15;
 		if (!OK(neuron_vm_pinned_kb() == 0))
 			return 16;
 	}
 	/* A mapping keeps the ring, and its charge, after teardown. */
-	if (!OK(setup_q(fd, 1, NEURON_NOTIFY_TRACE, 2048, &size, &off) == 0))
+	if (!OK(neuron_notify_setup(fd, 1, NEURON_NOTIFY_TRACE, 2048, &size, &off) == 0))
 		return 17;
 	p = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, off);
 	if (!OK(p != MAP_FAILED))
 		return 18;
-	if (!OK(teardown_q(fd, 1, NEURON_NOTIFY_TRACE) == 0))
+	if (!OK(neuron_notify_teardown(fd, 1, NEURON_NOTIFY_TRACE) == 0))
 		return 19;
 	if (!OK(neuron_vm_pinned_kb() == ring_kb(2048)))
 		return 20;
-	if (!OK(setup_q(fd, 1, NEURON_NOTIFY_TRACE, 2048, NULL, NULL) == -ENOMEM))
+	if (!OK(neuron_notify_setup(fd, 1, NEURON_NOTIFY_TRACE, 2048, NULL, NULL) == -ENOMEM))
 		return 21;
 	if (!OK(munmap(p, size) == 0))
 		return 22;
 	if (!OK(neuron_vm_pinned_kb() == 0))
 		return 23;
 	/* Queues still set up at close are uncharged with the file. */
-	if (!OK(setup_q(fd, 1, NEURON_NOTIFY_TRACE, 2048, NULL, NULL) == 0))
+	if (!OK(neuron_notify_setup(fd, 1, NEURON_NOTIFY_TRACE, 2048, NULL, NULL) == 0))
 		return 24;
 	if (!OK(close(fd) == 0))
 		return 25;
@@ -499,11 +472,12 @@ TEST_F(limits, notify_rings_within_memlock)
 static int child_ring_ipc_lock(struct _test_data_limits *self, int fd)
 {
 	(void)self;
-	if (!OK(setup_q(fd, 0, NEURON_NOTIFY_EVENT, NEURON_NOTIFY_MAX_ENTRIES, NULL, NULL) == 0))
+	if (!OK(neuron_notify_setup(fd, 0, NEURON_NOTIFY_EVENT, NEURON_NOTIFY_MAX_ENTRIES,
+				    NULL, NULL) == 0))
 		return 1;
 	if (!OK(neuron_vm_pinned_kb() == ring_kb(NEURON_NOTIFY_MAX_ENTRIES)))
 		return 2;
-	if (!OK(teardown_q(fd, 0, NEURON_NOTIFY_EVENT) == 0))
+	if (!OK(neuron_notify_teardown(fd, 0, NEURON_NOTIFY_EVENT) == 0))
 		return 3;
 	if (!OK(neuron_vm_pinned_kb() == 0))
 		return 4;
@@ -576,7 +550,7 @@ TEST_F(limits, readonly_file_may_only_query)
 	EXPECT_EQ(0ULL, u.u.file_handles);
 	EXPECT_EQ(0ULL, u.u.host_bytes);
 	EXPECT_EQ(0ULL, u.u.device_bytes);
-	ASSERT_EQ(0, setup_q(self->node.fd, 0, 0, 16, &size, &off));
+	ASSERT_EQ(0, neuron_notify_setup(self->node.fd, 0, 0, 16, &size, &off));
 	/* Nor can it map what another file owns. */
 	EXPECT_EQ(MAP_FAILED, mmap(NULL, size, PROT_READ, MAP_SHARED, ro, off));
 	EXPECT_EQ(EINVAL, errno);
@@ -597,8 +571,8 @@ TEST_F(limits, writeonly_file_may_allocate)
 	EXPECT_EQ(0, neuron_query_info(wo, &info, NULL));
 	EXPECT_EQ(0, alloc(wo, NEURON_MEM_DEVICE, self->page, &h));
 	EXPECT_EQ(0, neuron_mem_free(wo, h));
-	EXPECT_EQ(0, setup_q(wo, 0, 0, 16, NULL, NULL));
-	EXPECT_EQ(0, teardown_q(wo, 0, 0));
+	EXPECT_EQ(0, neuron_notify_setup(wo, 0, 0, 16, NULL, NULL));
+	EXPECT_EQ(0, neuron_notify_teardown(wo, 0, 0));
 	close(wo);
 }
 
@@ -734,33 +708,33 @@ TEST_F(limits, max_notify_queues)
 	int fd = self->node.fd, fd2;
 
 	ASSERT_EQ(0, neuron_param_set("max_notify_queues", 2));
-	ASSERT_EQ(0, setup_q(fd, 0, 0, 16, NULL, NULL));
-	ASSERT_EQ(0, setup_q(fd, 0, 1, 16, NULL, NULL));
-	EXPECT_EQ(-ENOSPC, setup_q(fd, 0, 2, 16, NULL, NULL));
-	EXPECT_EQ(-ENOSPC, setup_q(fd, 1, 0, 16, NULL, NULL));
+	ASSERT_EQ(0, neuron_notify_setup(fd, 0, 0, 16, NULL, NULL));
+	ASSERT_EQ(0, neuron_notify_setup(fd, 0, 1, 16, NULL, NULL));
+	EXPECT_EQ(-ENOSPC, neuron_notify_setup(fd, 0, 2, 16, NULL, NULL));
+	EXPECT_EQ(-ENOSPC, neuron_notify_setup(fd, 1, 0, 16, NULL, NULL));
 	/* A queue with an owner is -EBUSY first, as documented. */
-	EXPECT_EQ(-EBUSY, setup_q(fd, 0, 0, 16, NULL, NULL));
+	EXPECT_EQ(-EBUSY, neuron_notify_setup(fd, 0, 0, 16, NULL, NULL));
 	/* The other queues stay free for another file, which counts its own. */
 	fd2 = open(self->node.path, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd2);
-	EXPECT_EQ(0, setup_q(fd2, 0, 2, 16, NULL, NULL));
-	EXPECT_EQ(0, setup_q(fd2, 0, 3, 16, NULL, NULL));
-	EXPECT_EQ(-ENOSPC, setup_q(fd2, 1, 0, 16, NULL, NULL));
+	EXPECT_EQ(0, neuron_notify_setup(fd2, 0, 2, 16, NULL, NULL));
+	EXPECT_EQ(0, neuron_notify_setup(fd2, 0, 3, 16, NULL, NULL));
+	EXPECT_EQ(-ENOSPC, neuron_notify_setup(fd2, 1, 0, 16, NULL, NULL));
 	/* A teardown makes room. */
-	ASSERT_EQ(0, teardown_q(fd, 0, 1));
-	EXPECT_EQ(0, setup_q(fd, 1, 0, 16, NULL, NULL));
-	EXPECT_EQ(-ENOSPC, setup_q(fd, 1, 1, 16, NULL, NULL));
+	ASSERT_EQ(0, neuron_notify_teardown(fd, 0, 1));
+	EXPECT_EQ(0, neuron_notify_setup(fd, 1, 0, 16, NULL, NULL));
+	EXPECT_EQ(-ENOSPC, neuron_notify_setup(fd, 1, 1, 16, NULL, NULL));
 	/* A new value applies at once. */
 	ASSERT_EQ(0, neuron_param_set("max_notify_queues", 3));
-	EXPECT_EQ(0, setup_q(fd, 1, 1, 16, NULL, NULL));
-	EXPECT_EQ(-ENOSPC, setup_q(fd, 1, 2, 16, NULL, NULL));
+	EXPECT_EQ(0, neuron_notify_setup(fd, 1, 1, 16, NULL, NULL));
+	EXPECT_EQ(-ENOSPC, neuron_notify_setup(fd, 1, 2, 16, NULL, NULL));
 	/* Closing a file frees its queues (and its count). */
 	close(fd2);
 	ASSERT_EQ(0, neuron_param_set("max_notify_queues", 0));
-	EXPECT_EQ(0, setup_q(fd, 0, 2, 16, NULL, NULL));
-	EXPECT_EQ(0, setup_q(fd, 0, 3, 16, NULL, NULL));
-	EXPECT_EQ(0, setup_q(fd, 1, 2, 16, NULL, NULL));
-	EXPECT_EQ(0, setup_q(fd, 1, 3, 16, NULL, NULL));
+	EXPECT_EQ(0, neuron_notify_setup(fd, 0, 2, 16, NULL, NULL));
+	EXPECT_EQ(0, neuron_notify_setup(fd, 0, 3, 16, NULL, NULL));
+	EXPECT_EQ(0, neuron_notify_setup(fd, 1, 2, 16, NULL, NULL));
+	EXPECT_EQ(0, neuron_notify_setup(fd, 1, 3, 16, NULL, NULL));
 }
 
 /* The default lets a file take one NeuronCore's queues, not a device's. */
@@ -771,12 +745,12 @@ TEST_F(limits, default_queue_limit_leaves_queues_to_others)
 
 	ASSERT_EQ(0, neuron_param_set("max_notify_queues", 4));
 	for (t = 0; t < NEURON_NOTIFY_TYPES; t++)
-		ASSERT_EQ(0, setup_q(fd, 0, t, 16, NULL, NULL));
-	EXPECT_EQ(-ENOSPC, setup_q(fd, 1, 0, 16, NULL, NULL));
+		ASSERT_EQ(0, neuron_notify_setup(fd, 0, t, 16, NULL, NULL));
+	EXPECT_EQ(-ENOSPC, neuron_notify_setup(fd, 1, 0, 16, NULL, NULL));
 	fd2 = open(self->node.path, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd2);
 	for (t = 0; t < NEURON_NOTIFY_TYPES; t++)
-		EXPECT_EQ(0, setup_q(fd2, 1, t, 16, NULL, NULL));
+		EXPECT_EQ(0, neuron_notify_setup(fd2, 1, t, 16, NULL, NULL));
 	close(fd2);
 }
 

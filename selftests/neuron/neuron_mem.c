@@ -94,34 +94,12 @@ FIXTURE_TEARDOWN(mem)
 	neuron_node_release(&self->node);
 }
 
+/* ---- helpers ---- */
+
 /*
  * Helpers take the fixture data as struct _test_data_mem, which is what
  * FIXTURE_DATA(mem) stands for (spelled out so that checkpatch sees a type).
- *
- * In a test body: skip (and return true) unless the device has memory
- * objects.
  */
-static bool skip_no_mem(struct __test_metadata *_metadata,
-			struct _test_data_mem *self)
-{
-	if (self->info.caps & NEURON_CAP_MEM)
-		return false;
-	SKIP(return true, "%s has no NEURON_CAP_MEM", self->node.path);
-}
-
-/* ... unless it also is a simulated device of our own (to fill or remove). */
-static bool skip_no_sim(struct __test_metadata *_metadata,
-			struct _test_data_mem *self)
-{
-	if (skip_no_mem(_metadata, self))
-		return true;
-	if (self->node.created)
-		return false;
-	SKIP(return true, "needs a simulated device of our own");
-}
-
-/* ---- helpers ---- */
-
 static struct neuron_mem_usage_buf usage_of(struct __test_metadata *_metadata,
 					    int fd)
 {
@@ -459,7 +437,7 @@ TEST_F(mem, sim_has_cap_mem)
 
 TEST_F(mem, alloc_size_zero)
 {
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	EXPECT_ALLOC_EINVAL(a.size = 0);
 }
@@ -471,7 +449,7 @@ TEST_F(mem, alloc_size_over_max)
 	};
 	unsigned int i;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	for (i = 0; i < ARRAY_SIZE(sizes); i++)
 		EXPECT_ALLOC_EINVAL(a.size = sizes[i]);
@@ -483,7 +461,7 @@ TEST_F(mem, alloc_size_max_enomem)
 	struct neuron_mem_alloc a;
 	struct sysinfo si;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	ASSERT_EQ(0, sysinfo(&si));
 	neuron_mem_alloc_prep(&a, NEURON_MEM_DEVICE, TIB, 0);
@@ -501,7 +479,7 @@ TEST_F(mem, alloc_flags_nonzero)
 	static const __u32 flags[] = { 1, 2, 0x80000000U, ~0U };
 	unsigned int i;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	for (i = 0; i < ARRAY_SIZE(flags); i++)
 		EXPECT_ALLOC_EINVAL(a.flags = flags[i]);
@@ -509,7 +487,7 @@ TEST_F(mem, alloc_flags_nonzero)
 
 TEST_F(mem, alloc_pad_nonzero)
 {
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	EXPECT_ALLOC_EINVAL(a.pad = 1);
 	EXPECT_ALLOC_EINVAL(a.pad = 0x80000000U);
@@ -517,7 +495,7 @@ TEST_F(mem, alloc_pad_nonzero)
 
 TEST_F(mem, alloc_reserved0_nonzero)
 {
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	EXPECT_ALLOC_EINVAL(a.reserved[0] = 1);
 	EXPECT_ALLOC_EINVAL(a.reserved[0] = 1ULL << 63);
@@ -525,7 +503,7 @@ TEST_F(mem, alloc_reserved0_nonzero)
 
 TEST_F(mem, alloc_reserved1_nonzero)
 {
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	EXPECT_ALLOC_EINVAL(a.reserved[1] = 1);
 	EXPECT_ALLOC_EINVAL(a.reserved[1] = 1ULL << 63);
@@ -536,7 +514,7 @@ TEST_F(mem, alloc_bad_kind)
 	static const __u32 bad[] = { 2, 3, 0x80000000U, ~0U };
 	unsigned int i;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	/* With the other fields valid for host memory, then for device memory. */
 	for (i = 0; i < ARRAY_SIZE(bad); i++)
@@ -551,7 +529,7 @@ TEST_F(mem, alloc_bad_nc)
 	unsigned int i, k;
 	int err;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	for (i = 0; i < ARRAY_SIZE(bad); i++)
 		EXPECT_ALLOC_EINVAL(a.nc = bad[i]);
@@ -582,7 +560,7 @@ TEST_F(mem, alloc_host_align_nonzero)
 	static const __u64 aligns[] = { 1, 4096, 1 << 20, GIB, 1ULL << 63 };
 	unsigned int i;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	for (i = 0; i < ARRAY_SIZE(aligns); i++)
 		expect_host_einval(_metadata, self->node.fd, self->page, aligns[i], 0);
@@ -594,7 +572,7 @@ TEST_F(mem, alloc_host_channel_nonzero)
 	static const __u32 channels[] = { 1, 2, NEURON_MEM_CHANNEL_ANY };
 	unsigned int i;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	for (i = 0; i < ARRAY_SIZE(channels); i++)
 		expect_host_einval(_metadata, self->node.fd, self->page, 0, channels[i]);
@@ -629,7 +607,7 @@ TEST_F(mem, alloc_device_align_not_pow2)
 		3 * 4096, 4096 + 1, 3 << 20, GIB - 4096, GIB + 4096, 0x5000,
 	};
 
-	if (!skip_no_mem(_metadata, self))
+	if (!neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		expect_aligns_einval(_metadata, self, aligns, ARRAY_SIZE(aligns));
 }
 
@@ -637,7 +615,7 @@ TEST_F(mem, alloc_device_align_too_small)
 {
 	static const __u64 aligns[] = { 1, 2, 8, 512, 2048 };
 
-	if (!skip_no_mem(_metadata, self))
+	if (!neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		expect_aligns_einval(_metadata, self, aligns, ARRAY_SIZE(aligns));
 }
 
@@ -645,7 +623,7 @@ TEST_F(mem, alloc_device_align_too_big)
 {
 	static const __u64 aligns[] = { 2 * GIB, 4 * GIB, TIB, 1ULL << 63 };
 
-	if (!skip_no_mem(_metadata, self))
+	if (!neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		expect_aligns_einval(_metadata, self, aligns, ARRAY_SIZE(aligns));
 }
 
@@ -655,7 +633,7 @@ TEST_F(mem, alloc_device_bad_channel)
 			0x80000000U, NEURON_MEM_CHANNEL_ANY - 1 };
 	unsigned int i;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	for (i = 0; i < ARRAY_SIZE(bad); i++)
 		expect_dev_fails(_metadata, self->node.fd, self->page, 0, bad[i], EINVAL);
@@ -672,7 +650,7 @@ TEST_F(mem, alloc_device_align_valid)
 	__u32 h;
 	int err;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	for (align = 4096; align <= GIB; align <<= 1) {
 		err = alloc_dev(self->node.fd, self->page, 0, align, &h);
@@ -705,7 +683,7 @@ TEST_F(mem, alloc_out_fields_ignored)
 	struct neuron_mem_alloc a;
 	unsigned int k;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	for (k = 0; k < ARRAY_SIZE(kinds); k++) {
 		neuron_mem_alloc_prep(&a, kinds[k], self->page, 0);
@@ -729,7 +707,7 @@ TEST_F(mem, alloc_efault)
 	struct neuron_mem_alloc *a;
 	int fd;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	fd = open_file(_metadata, self, O_RDWR);
 	EXPECT_EQ(-EFAULT, neuron_ioctl(fd, NEURON_IOCTL_MEM_ALLOC, NULL));
@@ -766,7 +744,7 @@ TEST_F(mem, alloc_ext_struct_zero_tail)
 {
 	struct mem_alloc_ext s;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	memset(&s, 0, sizeof(s));
 	neuron_mem_alloc_prep(&s.a, NEURON_MEM_HOST, self->page, 0);
@@ -785,7 +763,7 @@ TEST_F(mem, alloc_ext_struct_nonzero_tail)
 	struct mem_alloc_ext s;
 	unsigned int i;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	for (i = 0; i < sizeof(s.ext); i += 5) {
 		memset(&s, 0, sizeof(s));
@@ -805,7 +783,7 @@ TEST_F(mem, alloc_short_struct)
 	struct mem_alloc_ext s;
 	unsigned int i;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	for (i = 0; i < ARRAY_SIZE(lens); i++) {
 		memset(&s, 0, sizeof(s));
@@ -822,7 +800,7 @@ TEST_F(mem, free_ext_struct)
 	struct mem_free_ext s;
 	__u32 h;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	h = alloc_ok(_metadata, self->node.fd, NEURON_MEM_HOST, self->page, 0, NULL);
 	ASSERT_NE(0U, h);
@@ -848,7 +826,7 @@ TEST_F(mem, wrong_direction)
 	struct mem_alloc_ext s;
 	__u32 h;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	memset(&s, 0, sizeof(s));
 	neuron_mem_alloc_prep(&s.a, NEURON_MEM_HOST, self->page, 0);
@@ -873,7 +851,7 @@ TEST_F(mem, free_flags_nonzero)
 	__u64 off;
 	__u32 h;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	h = alloc_ok(_metadata, self->node.fd, NEURON_MEM_DEVICE, self->page, 0, &off);
 	ASSERT_NE(0U, h);
@@ -895,7 +873,7 @@ TEST_F(mem, free_unknown_handle)
 	unsigned int i;
 	__u32 h;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	for (i = 0; i < ARRAY_SIZE(handles); i++)
 		free_fails(_metadata, self->node.fd, handles[i], ENOENT);
@@ -913,7 +891,7 @@ TEST_F(mem, free_twice)
 	unsigned int k;
 	__u32 h;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	for (k = 0; k < ARRAY_SIZE(kinds); k++) {
 		h = alloc_ok(_metadata, self->node.fd, kinds[k], self->page, 0, NULL);
@@ -933,7 +911,7 @@ TEST_F(mem, other_file)
 	__u32 h1, h2;
 	int fd2;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	fd2 = open_file(_metadata, self, O_RDWR);
 	h1 = alloc_ok(_metadata, self->node.fd, NEURON_MEM_DEVICE, 2 * page, 0, &off1);
@@ -960,7 +938,7 @@ TEST_F(mem, other_device)
 	__u64 off;
 	__u32 h;
 
-	if (skip_no_sim(_metadata, self))
+	if (neuron_skip_no_sim(_metadata, &self->node, self->info.caps))
 		return;
 	ASSERT_EQ(0, neuron_sim_create(&self->extra, "v3", MEM_MB));
 	ASSERT_EQ(0, neuron_node_open(&self->extra));
@@ -999,14 +977,14 @@ static void basic(struct __test_metadata *_metadata, struct _test_data_mem *self
 
 TEST_F(mem, alloc_host_basic)
 {
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	basic(_metadata, self, NEURON_MEM_HOST);
 }
 
 TEST_F(mem, alloc_device_basic)
 {
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	basic(_metadata, self, NEURON_MEM_DEVICE);
 }
@@ -1020,7 +998,7 @@ TEST_F(mem, alloc_page_rounding)
 	__u64 sum = 0;
 	unsigned int i;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
 		sum += rounded[i];
@@ -1038,7 +1016,7 @@ TEST_F(mem, alloc_handles_unique)
 	unsigned int i, j, dups = 0;
 	__u32 handles[32];
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	for (i = 0; i < ARRAY_SIZE(handles); i++) {
 		handles[i] = alloc_ok(_metadata, self->node.fd, kinds[i % 2],
@@ -1062,7 +1040,7 @@ TEST_F(mem, usage_per_nc)
 	__u64 dev = 0, host = 0;
 	__u32 nc;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	for (nc = 0; nc < self->info.nc_count; nc++) {
 		ASSERT_NE(0U, alloc_ok(_metadata, self->node.fd, NEURON_MEM_HOST,
@@ -1093,7 +1071,7 @@ TEST_F(mem, usage_query_size)
 	struct neuron_query q;
 	__u32 size = 0;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	ASSERT_NE(0U, alloc_ok(_metadata, self->node.fd, NEURON_MEM_HOST,
 			       self->page, 0, NULL));
@@ -1131,7 +1109,7 @@ TEST_F(mem, device_channel_full)
 	__u64 ch = self->info.dram_channel_size;
 	__u32 c, handles[NEURON_TEST_MAX_NC], h;
 
-	if (skip_no_sim(_metadata, self))
+	if (neuron_skip_no_sim(_metadata, &self->node, self->info.caps))
 		return;
 	ASSERT_EQ(self->info.dram_size, ch * self->info.dram_channels);
 	ASSERT_EQ((__u64)MEM_MB << 20, self->info.dram_size);
@@ -1161,7 +1139,7 @@ TEST_F(mem, device_too_big)
 	struct neuron_mem_alloc a;
 	__u32 c;
 
-	if (skip_no_sim(_metadata, self))
+	if (neuron_skip_no_sim(_metadata, &self->node, self->info.caps))
 		return;
 	for (c = 0; c < self->info.dram_channels; c++)
 		expect_dev_fails(_metadata, self->node.fd, ch + self->page, 0, c, ENOMEM);
@@ -1184,7 +1162,7 @@ TEST_F(mem, device_channel_any)
 	__u32 nc, c, near, h, handles[NEURON_TEST_MAX_NC];
 	int err;
 
-	if (skip_no_sim(_metadata, self))
+	if (neuron_skip_no_sim(_metadata, &self->node, self->info.caps))
 		return;
 	for (nc = 0; nc < self->info.nc_count; nc++) {
 		near = nc * self->info.dram_channels / self->info.nc_count;
@@ -1220,7 +1198,7 @@ TEST_F(mem, device_align)
 {
 	__u64 half = self->info.dram_channel_size / 2;
 
-	if (skip_no_sim(_metadata, self))
+	if (neuron_skip_no_sim(_metadata, &self->node, self->info.caps))
 		return;
 	ASSERT_EQ(0, alloc_dev(self->node.fd, self->page, 0, 0, NULL));
 	ASSERT_EQ(0, alloc_dev(self->node.fd, self->page, 0, half, NULL));
@@ -1238,7 +1216,7 @@ TEST_F(mem, device_fragmentation)
 	unsigned int i, failed = 0;
 	__u32 handles[8];
 
-	if (skip_no_sim(_metadata, self))
+	if (neuron_skip_no_sim(_metadata, &self->node, self->info.caps))
 		return;
 	for (i = 0; i < 8; i++)
 		failed += !!alloc_dev(self->node.fd, part, 0, 0, &handles[i]);
@@ -1267,7 +1245,7 @@ TEST_F(mem, zeroed_on_alloc)
 	unsigned char *p;
 	unsigned int k;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	for (k = 0; k < ARRAY_SIZE(kinds); k++) {
 		p = alloc_map(_metadata, self, self->node.fd, kinds[k], len, 0, NULL, NULL);
@@ -1286,7 +1264,7 @@ TEST_F(mem, zeroed_after_reuse)
 	unsigned char *p;
 	__u32 h;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	for (k = 0; k < ARRAY_SIZE(kinds); k++) {
 		for (round = 0; round < 4; round++) {
@@ -1309,7 +1287,7 @@ TEST_F(mem, mmap_rw)
 	unsigned char *p;
 	unsigned int k;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	for (k = 0; k < ARRAY_SIZE(kinds); k++) {
 		p = alloc_map(_metadata, self, self->node.fd, kinds[k], len, nc, NULL, NULL);
@@ -1326,7 +1304,7 @@ TEST_F(mem, mmap_two_mappings)
 	unsigned int k;
 	__u64 off;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	for (k = 0; k < ARRAY_SIZE(kinds); k++) {
 		a = alloc_map(_metadata, self, self->node.fd, kinds[k], len, 0, NULL, &off);
@@ -1348,7 +1326,7 @@ TEST_F(mem, mmap_page_range)
 	unsigned int k;
 	__u64 off;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	for (k = 0; k < ARRAY_SIZE(kinds); k++) {
 		all = alloc_map(_metadata, self, self->node.fd, kinds[k], len, 0, NULL, &off);
@@ -1378,7 +1356,7 @@ TEST_F(mem, mmap_beyond_end)
 	unsigned int k;
 	__u64 off;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	for (k = 0; k < ARRAY_SIZE(kinds); k++) {
 		/* 3 pages and a bit: 4 pages. */
@@ -1410,7 +1388,7 @@ TEST_F(mem, mmap_bad_offset)
 	__u64 off, off2;
 	__u32 h;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	expect_map_fails(_metadata, self, self->node.fd, MMAP_MEM_START, page,
 			 PROT_READ, MAP_SHARED, EINVAL);
@@ -1438,7 +1416,7 @@ TEST_F(mem, mmap_private)
 	unsigned int k;
 	__u64 off;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	for (k = 0; k < ARRAY_SIZE(kinds); k++) {
 		off = page_map_fails(_metadata, self, kinds[k], PROT_READ, MAP_PRIVATE, EINVAL);
@@ -1454,7 +1432,7 @@ TEST_F(mem, mmap_exec)
 	unsigned int k;
 	__u64 off;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	for (k = 0; k < ARRAY_SIZE(kinds); k++) {
 		off = page_map_fails(_metadata, self, kinds[k], PROT_READ | PROT_EXEC,
@@ -1482,7 +1460,7 @@ TEST_F(mem, mmap_readonly_file)
 	__u64 off;
 	int fd;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	fd = open_file(_metadata, self, O_RDONLY);
 	EXPECT_EQ(-EBADF, neuron_mem_alloc(fd, NEURON_MEM_DEVICE, self->page, 0, &a));
@@ -1504,7 +1482,7 @@ TEST_F(mem, mremap)
 	__u64 off;
 	__u32 h;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	h = alloc_ok(_metadata, self->node.fd, NEURON_MEM_DEVICE, 4 * page, 0, &off);
 	ASSERT_NE(0U, h);
@@ -1537,7 +1515,7 @@ TEST_F(mem, mapping_outlives_free)
 	__u64 off;
 	__u32 h;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	for (k = 0; k < ARRAY_SIZE(kinds); k++) {
 		bool dev = kinds[k] == NEURON_MEM_DEVICE;
@@ -1568,7 +1546,7 @@ TEST_F(mem, mapping_outlives_close)
 	unsigned char *hp, *dp;
 	int fd;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	fd = open_file(_metadata, self, O_RDWR);
 	hp = alloc_map(_metadata, self, fd, NEURON_MEM_HOST, len, 0, NULL, NULL);
@@ -1599,7 +1577,7 @@ TEST_F(mem, mapping_partial_munmap)
 	unsigned char *p;
 	__u32 h;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	p = alloc_map(_metadata, self, self->node.fd, NEURON_MEM_DEVICE, len, 0, &h, NULL);
 	fill(p, len, 12);
@@ -1629,7 +1607,7 @@ TEST_F(mem, fork_shares_mappings)
 	char c;
 	__u32 h;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	for (k = 0; k < ARRAY_SIZE(kinds); k++) {
 		bool dev = kinds[k] == NEURON_MEM_DEVICE;
@@ -1686,7 +1664,7 @@ TEST_F(mem, release_frees)
 	unsigned int i;
 	int fd;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	fd = open_file(_metadata, self, O_RDWR);
 	for (i = 0; i < 10; i++)
@@ -1703,7 +1681,7 @@ TEST_F(mem, release_on_exit)
 	int status;
 	pid_t pid;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	pid = fork();
 	ASSERT_LE(0, pid);
@@ -1747,7 +1725,7 @@ TEST_F(mem, remove_while_mapped)
 	__u64 off[2];
 	__u32 h[2];
 
-	if (skip_no_sim(_metadata, self))
+	if (neuron_skip_no_sim(_metadata, &self->node, self->info.caps))
 		return;
 	for (k = 0; k < ARRAY_SIZE(kinds); k++) {
 		p[k] = alloc_map(_metadata, self, self->node.fd, kinds[k], len, 0, &h[k],
@@ -1782,7 +1760,7 @@ TEST_F(mem, remove_with_handles)
 {
 	unsigned int k;
 
-	if (skip_no_sim(_metadata, self))
+	if (neuron_skip_no_sim(_metadata, &self->node, self->info.caps))
 		return;
 	for (k = 0; k < ARRAY_SIZE(kinds); k++)
 		alloc_ok(_metadata, self->node.fd, kinds[k], 4 * self->page, 0, NULL);
@@ -1800,7 +1778,7 @@ TEST_F(mem, remove_after_close)
 	unsigned char *p, v;
 	int fd;
 
-	if (skip_no_sim(_metadata, self))
+	if (neuron_skip_no_sim(_metadata, &self->node, self->info.caps))
 		return;
 	fd = open_file(_metadata, self, O_RDWR);
 	p = alloc_map(_metadata, self, fd, NEURON_MEM_DEVICE, len, 0, NULL, NULL);
@@ -1832,7 +1810,7 @@ TEST_F(mem, fixed_device_align_exact_fit)
 	__u64 ch = self->info.dram_channel_size;
 	__u32 h;
 
-	if (skip_no_sim(_metadata, self))
+	if (neuron_skip_no_sim(_metadata, &self->node, self->info.caps))
 		return;
 	ASSERT_EQ(0, alloc_dev(self->node.fd, self->page, self->info.dram_channels - 1, 0, NULL));
 	ASSERT_EQ(0, alloc_dev(self->node.fd, ch, 0, ch, &h));
@@ -1854,7 +1832,7 @@ TEST_F(mem, fixed_device_align_escapes_channel)
 	__u64 ch = self->info.dram_channel_size;
 	__u32 c;
 
-	if (skip_no_sim(_metadata, self))
+	if (neuron_skip_no_sim(_metadata, &self->node, self->info.caps))
 		return;
 	EXPECT_EQ(-ENOMEM, alloc_dev(self->node.fd, self->page, 1, 2 * ch, NULL));
 	/* Whatever happened, every other channel is still whole. */
@@ -1940,7 +1918,7 @@ TEST_F_TIMEOUT(mem, threads_alloc_free, 120)
 	pthread_barrier_t start;
 	unsigned int i;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	ASSERT_EQ(0, pthread_barrier_init(&start, NULL, THREADS));
 	for (i = 0; i < THREADS; i++) {
@@ -2019,7 +1997,7 @@ TEST_F_TIMEOUT(mem, threads_free_same_handle, 120)
 	struct neuron_mem_alloc a;
 	struct race r;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	/* One thread per CPU, the main thread included: 2 to 4 threads. */
 	helpers = cpus > THREADS ? THREADS - 1 : cpus > 2 ? cpus - 1 : 1;

@@ -58,26 +58,6 @@ FIXTURE_TEARDOWN(mmap)
 	free(self->offsets);
 }
 
-/* In a test body: skip unless the device has memory objects. */
-static bool skip_no_mem(struct __test_metadata *_metadata,
-			struct _test_data_mmap *self)
-{
-	if (self->info.caps & NEURON_CAP_MEM)
-		return false;
-	SKIP(return true, "%s has no NEURON_CAP_MEM", self->node.path);
-}
-
-/* ... or unless the device is our own simulated one (nobody else allocates). */
-static bool skip_no_sim(struct __test_metadata *_metadata,
-			struct _test_data_mmap *self)
-{
-	if (skip_no_mem(_metadata, self))
-		return true;
-	if (self->node.created)
-		return false;
-	SKIP(return true, "needs a simulated device of our own");
-}
-
 /* MEM_ALLOC of @pages pages or fail the test; @offset gets its offset. */
 static __u32 alloc_pages(struct __test_metadata *_metadata,
 			 struct _test_data_mmap *self, int fd, __u32 kind,
@@ -182,7 +162,7 @@ TEST_F(mmap, many_handles)
 	size_t page = self->page;
 	unsigned int i, j, dups = 0;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	for (i = 0; i < MANY; i++) {
 		__u32 kind = i % 64 == 63 ? NEURON_MEM_DEVICE : NEURON_MEM_HOST;
@@ -221,7 +201,7 @@ TEST_F(mmap, page_ranges)
 	unsigned int i;
 	__u32 h = 0;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	for (i = 0; i < 20; i++) {
 		prev = off;
@@ -258,7 +238,7 @@ TEST_F(mmap, freed_offsets)
 	__u32 a, d;
 	int i;
 
-	if (skip_no_sim(_metadata, self))
+	if (neuron_skip_no_sim(_metadata, &self->node, self->info.caps))
 		return;
 	/* Past handle 16 first. */
 	for (i = 0; i < 16; i++)
@@ -314,7 +294,7 @@ TEST_F(mmap, other_file)
 	unsigned int i;
 	int fd2;
 
-	if (skip_no_mem(_metadata, self))
+	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
 	fd2 = open(self->node.path, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd2);

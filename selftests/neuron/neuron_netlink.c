@@ -527,33 +527,11 @@ static int event_wait(struct nl *nl, __u32 type, __u32 dev, int nc, struct nl_ev
 
 /* ---- device helpers ---- */
 
-static int reserve(int fd, __u64 mask)
-{
-	struct neuron_nc_reserve r = { .nc_mask = mask };
-
-	return neuron_ioctl(fd, NEURON_IOCTL_NC_RESERVE, &r);
-}
-
-static int release(int fd, __u64 mask)
-{
-	struct neuron_nc_reserve r = { .nc_mask = mask };
-
-	return neuron_ioctl(fd, NEURON_IOCTL_NC_RELEASE, &r);
-}
-
-struct nc_states {
-	struct neuron_nc_states h;
-	struct neuron_nc_state nc[NEURON_TEST_MAX_NC];
-};
-
 /* A model of no slots: SP waits for semaphore @sem (unless @wait false). */
 static int load_sp(int fd, __u32 nc, bool wait, __u32 *handle)
 {
 	struct neuron_tpb_insn insn[2];
-	struct neuron_model_block b;
-	struct neuron_model_load ld;
 	__u32 n = 0;
-	int ret;
 
 	memset(insn, 0, sizeof(insn));
 	if (wait) {
@@ -563,31 +541,16 @@ static int load_sp(int fd, __u32 nc, bool wait, __u32 *handle)
 		n++;
 	}
 	insn[n++].opcode = NEURON_TPB_END;
-	memset(&b, 0, sizeof(b));
-	b.insns = (uintptr_t)insn;
-	b.count = n;
-	b.engine = NEURON_ENGINE_SP;
-	memset(&ld, 0, sizeof(ld));
-	ld.nc = nc;
-	ld.blocks = (uintptr_t)&b;
-	ld.nblocks = 1;
-	ret = neuron_ioctl(fd, NEURON_IOCTL_MODEL_LOAD, &ld);
-	*handle = ld.handle;
-	return ret;
+	return neuron_model_load_block(fd, nc, NEURON_ENGINE_SP, insn, n, NULL, 0, 0, handle);
 }
 
 /* EXECUTE with NEURON_EXEC_WAIT: the status (>= 0), or -errno. */
 static int exec_sync(int fd, __u32 model, __u32 timeout_ms)
 {
-	struct neuron_execute x;
-	int ret;
+	__u32 status;
+	int ret = nio_execute_wait(fd, model, NULL, 0, timeout_ms, &status);
 
-	memset(&x, 0, sizeof(x));
-	x.model = model;
-	x.flags = NEURON_EXEC_WAIT;
-	x.timeout_ms = timeout_ms;
-	ret = neuron_ioctl(fd, NEURON_IOCTL_EXECUTE, &x);
-	return ret ? ret : (int)x.status;
+	return ret ? ret : (int)status;
 }
 
 /* ---- the family ---- */
@@ -686,7 +649,7 @@ static void check_dev(struct __test_metadata *_metadata, const struct nl_dev *d,
 }
 
 static void check_nc(struct __test_metadata *_metadata, const struct nl_nc *c,
-		     const struct nc_states *s)
+		     const struct neuron_nc_states_buf *s)
 {
 	const struct neuron_nc_state *q;
 
@@ -708,13 +671,13 @@ TEST_F(genl, dumps_match_query)
 	ASSERT_NE(NULL, ds);
 	ASSERT_NE(NULL, cs);
 	/* Root holds NC 0 of the fixture's device: a pid to compare. */
-	ASSERT_EQ(0, reserve(self->node.fd, 1));
+	ASSERT_EQ(0, neuron_reserve(self->node.fd, 1));
 	ret = dev_dump(&self->nl, ds);
 	ASSERT_EQ(0, ret) TH_LOG("DEV_GET dump: %s", strerror(-ret));
 	ret = nc_dump(&self->nl, -1, cs);
 	ASSERT_EQ(0, ret) TH_LOG("NC_GET dump: %s", strerror(-ret));
 	for (i = 0; i < ds->n; i++) {
-		struct nc_states s;
+		struct neuron_nc_states_buf s;
 		char path[32];
 		int fd, ncs = 0;
 
@@ -756,7 +719,7 @@ TEST_F(genl, dumps_match_query)
 /* A do of the fixture's device and of its NC 1. */
 TEST_F(genl, do_one)
 {
-	struct nc_states s;
+	struct neuron_nc_states_buf s;
 	struct nl_dev d;
 	struct nl_nc c;
 
@@ -891,14 +854,14 @@ TEST_F(genl, event_nc_reserved_released)
 	struct nl_event e;
 	int fd2;
 
-	ASSERT_EQ(0, reserve(self->node.fd, 1));
+	ASSERT_EQ(0, neuron_reserve(self->node.fd, 1));
 	EXPECT_EQ(0, event_wait(&self->ev, NEURON_EVENT_NC_RESERVED, self->node.minor, 0, &e));
-	ASSERT_EQ(0, release(self->node.fd, 1));
+	ASSERT_EQ(0, neuron_release(self->node.fd, 1));
 	EXPECT_EQ(0, event_wait(&self->ev, NEURON_EVENT_NC_RELEASED, self->node.minor, 0, &e));
 	/* Released by the file's close. */
 	fd2 = open(self->node.path, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd2);
-	ASSERT_EQ(0, reserve(fd2, 2));
+	ASSERT_EQ(0, neuron_reserve(fd2, 2));
 	EXPECT_EQ(0, event_wait(&self->ev, NEURON_EVENT_NC_RESERVED, self->node.minor, 1, &e));
 	close(fd2);
 	EXPECT_EQ(0, event_wait(&self->ev, NEURON_EVENT_NC_RELEASED, self->node.minor, 1, &e));
@@ -973,7 +936,7 @@ TEST_F(genl, event_exec_timeout)
 
 	if (!has_exec(&self->info))
 		SKIP(return, "needs NEURON_CAP_EXEC");
-	ASSERT_EQ(0, reserve(self->node.fd, 1));
+	ASSERT_EQ(0, neuron_reserve(self->node.fd, 1));
 	ret = load_sp(self->node.fd, 0, true, &model);
 	ASSERT_EQ(0, ret) TH_LOG("MODEL_LOAD: %s", strerror(-ret));
 	EXPECT_EQ(NEURON_EXEC_TIMEOUT, exec_sync(self->node.fd, model, 200));
@@ -994,7 +957,7 @@ TEST_F(genl, unprivileged_no_pid)
 
 	if (geteuid())
 		SKIP(return, "needs root");
-	ASSERT_EQ(0, reserve(self->node.fd, 1));
+	ASSERT_EQ(0, neuron_reserve(self->node.fd, 1));
 	ASSERT_EQ(0, nc_get(&self->nl, self->node.minor, 0, &c));
 	EXPECT_TRUE(c.has_pid);
 	EXPECT_EQ((__u32)getpid(), c.pid);
@@ -1028,7 +991,7 @@ TEST_F(genl, counters_move)
 
 	if (!has_exec(&self->info))
 		SKIP(return, "needs NEURON_CAP_EXEC");
-	ASSERT_EQ(0, reserve(self->node.fd, 2));
+	ASSERT_EQ(0, neuron_reserve(self->node.fd, 2));
 	ret = load_sp(self->node.fd, 1, false, &model);
 	ASSERT_EQ(0, ret) TH_LOG("MODEL_LOAD: %s", strerror(-ret));
 	ASSERT_EQ(0, nc_get(&self->nl, self->node.minor, 1, &before));

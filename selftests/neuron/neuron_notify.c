@@ -151,13 +151,6 @@ static int wait_q(int fd, __u32 nc, __u32 type, __u32 consumed,
 	return err;
 }
 
-static int teardown_q(int fd, __u32 nc, __u32 type)
-{
-	struct neuron_notify_teardown t = { .nc = nc, .type = type };
-
-	return neuron_ioctl(fd, NEURON_IOCTL_NOTIFY_TEARDOWN, &t);
-}
-
 static int knob(unsigned int sim_id, const char *name, const char *text)
 {
 	char path[128];
@@ -187,56 +180,9 @@ static int inject_head(unsigned int sim_id, __u32 nc, __u32 type, __u32 head)
 	return knob(sim_id, "inject_notify_head", text);
 }
 
-/* A queue set up and mapped. */
-struct ring {
-	__u32 nc;
-	__u32 type;
-	__u32 entries;
-	__u64 off;
-	size_t size;
-	void *map;
-};
-
-static void ring_open(struct __test_metadata *_metadata, int fd, __u32 nc,
-		      __u32 type, __u32 entries, int efd, struct ring *r)
+static const struct neuron_notify_header *hdr(const struct nio_notify_queue *r)
 {
-	struct neuron_notify_setup s;
-
-	setup_prep(&s, nc, type, entries);
-	s.eventfd = efd;
-	ASSERT_EQ(0, setup_req(fd, &s)) TH_LOG("setup nc %u type %u", nc, type);
-	r->nc = nc;
-	r->type = type;
-	r->entries = entries;
-	r->off = s.mmap_offset;
-	r->size = s.mmap_size;
-	r->map = mmap(NULL, r->size, PROT_READ, MAP_SHARED, fd, r->off);
-	ASSERT_NE(MAP_FAILED, r->map) TH_LOG("mmap: %s", strerror(errno));
-}
-
-static void ring_close(struct ring *r)
-{
-	if (r->map && r->map != MAP_FAILED)
-		munmap(r->map, r->size);
-	r->map = NULL;
-}
-
-static const struct neuron_notify_header *hdr(const struct ring *r)
-{
-	return r->map;
-}
-
-static __u32 hdr_head(const struct ring *r)
-{
-	return __atomic_load_n(&hdr(r)->head, __ATOMIC_ACQUIRE);
-}
-
-static const struct neuron_notify_entry *entry(const struct ring *r, __u32 i)
-{
-	const struct neuron_notify_entry *e = (const void *)((const char *)r->map +
-							     NEURON_NOTIFY_ENTRY_OFFSET);
-
-	return &e[i & (r->entries - 1)];
+	return r->hdr;
 }
 
 /*
@@ -244,14 +190,14 @@ static const struct neuron_notify_entry *entry(const struct ring *r, __u32 i)
  * of bad entries is returned and the first one logged.
  */
 static unsigned int check_entries(struct __test_metadata *_metadata,
-				  const struct ring *r, __u32 from, __u32 to,
+				  const struct nio_notify_queue *r, __u32 from, __u32 to,
 				  __u32 data0)
 {
 	unsigned int bad = 0;
 	__u32 i;
 
 	for (i = from; i != to; i++) {
-		const struct neuron_notify_entry *e = entry(r, i);
+		const struct neuron_notify_entry *e = neuron_ring_entry(r, i);
 
 		if (e->seq == i && e->type == r->type && e->nc == r->nc &&
 		    e->code == CODE(r->type) && e->data == data0 + (i - from))
@@ -276,7 +222,7 @@ TEST_F(cap, matches_behaviour)
 	} else {
 		EXPECT_EQ(-EOPNOTSUPP, err);
 		EXPECT_EQ(-EOPNOTSUPP, wait_q(self->node.fd, 0, 0, 0, 0, NULL, NULL));
-		EXPECT_EQ(-EOPNOTSUPP, teardown_q(self->node.fd, 0, 0));
+		EXPECT_EQ(-EOPNOTSUPP, neuron_notify_teardown(self->node.fd, 0, 0));
 	}
 	if (self->info.flags & NEURON_DEV_SIMULATED)
 		EXPECT_TRUE(!!(self->info.caps & NEURON_CAP_NOTIFY));
@@ -288,7 +234,7 @@ TEST_F(cap, matches_behaviour)
  */
 TEST_F(notify, setup_every_queue)
 {
-	struct ring r[NEURON_TEST_MAX_NC * NEURON_NOTIFY_TYPES];
+	struct nio_notify_queue r[NEURON_TEST_MAX_NC * NEURON_NOTIFY_TYPES];
 	__u32 nc, t, i, j = 0, n = 0, entries;	/* j: gcc -m32 -O2 false alarm */
 
 	ASSERT_GE((__u32)NEURON_TEST_MAX_NC, self->info.nc_count);
@@ -299,16 +245,16 @@ TEST_F(notify, setup_every_queue)
 	for (nc = 0; nc < self->info.nc_count; nc++) {
 		for (t = 0; t < NEURON_NOTIFY_TYPES; t++, n++) {
 			entries = NEURON_NOTIFY_MIN_ENTRIES << (nc + t);
-			ring_open(_metadata, self->node.fd, nc, t, entries, -1, &r[n]);
-			EXPECT_EQ(0U, r[n].off % self->page);
+			neuron_ring_open_ok(_metadata, self->node.fd, nc, t, entries, -1, &r[n]);
+			EXPECT_EQ(0U, r[n].mmap_offset % self->page);
 			/* Below the memory objects' offsets (docs/uapi.md). */
-			EXPECT_GE(NOTIFY_MMAP_END, r[n].off + r[n].size);
-			EXPECT_EQ(0U, r[n].size % self->page);
+			EXPECT_GE(NOTIFY_MMAP_END, r[n].mmap_offset + r[n].map_size);
+			EXPECT_EQ(0U, r[n].map_size % self->page);
 			EXPECT_LE(NEURON_NOTIFY_ENTRY_OFFSET + entries *
-				  sizeof(struct neuron_notify_entry), r[n].size);
+				  sizeof(struct neuron_notify_entry), r[n].map_size);
 			EXPECT_GT(NEURON_NOTIFY_ENTRY_OFFSET + entries *
 				  sizeof(struct neuron_notify_entry) + self->page,
-				  r[n].size);
+				  r[n].map_size);
 			EXPECT_EQ(0U, hdr(&r[n])->head);
 			EXPECT_EQ(0U, hdr(&r[n])->tail);
 			EXPECT_EQ(0U, hdr(&r[n])->overflow);
@@ -317,25 +263,26 @@ TEST_F(notify, setup_every_queue)
 	}
 	for (i = 0; i < n; i++)
 		for (j = 0; j < i; j++)
-			EXPECT_NE(r[i].off, r[j].off) TH_LOG("queues %u and %u", i, j);
+			EXPECT_NE(r[i].mmap_offset, r[j].mmap_offset) TH_LOG("queues %u and %u", i,
+									     j);
 	for (i = 0; i < n; i++) {
-		EXPECT_EQ(0, teardown_q(self->node.fd, r[i].nc, r[i].type));
-		ring_close(&r[i]);
+		EXPECT_EQ(0, neuron_notify_teardown(self->node.fd, r[i].nc, r[i].type));
+		neuron_ring_unmap(&r[i]);
 	}
 }
 
 /* The largest ring. */
 TEST_F(notify, setup_max_entries)
 {
-	struct ring r;
+	struct nio_notify_queue r;
 
-	ring_open(_metadata, self->node.fd, 0, NEURON_NOTIFY_TRACE,
-		  NEURON_NOTIFY_MAX_ENTRIES, -1, &r);
+	neuron_ring_open_ok(_metadata, self->node.fd, 0, NEURON_NOTIFY_TRACE,
+			    NEURON_NOTIFY_MAX_ENTRIES, -1, &r);
 	EXPECT_EQ((__u32)NEURON_NOTIFY_MAX_ENTRIES, hdr(&r)->entries);
 	ASSERT_EQ(0, inject(self->node.sim_id, 0, NEURON_NOTIFY_TRACE, 0, 3));
-	EXPECT_EQ(3U, hdr_head(&r));
+	EXPECT_EQ(3U, neuron_ring_head(&r));
 	EXPECT_EQ(0U, check_entries(_metadata, &r, 0, 3, 0));
-	ring_close(&r);
+	neuron_ring_unmap(&r);
 }
 
 #define EXPECT_SETUP_FAILS(err, tweak) do { \
@@ -427,7 +374,7 @@ TEST_F(notify, setup_busy)
 	EXPECT_EQ(0, setup_q(fd2, 0, NEURON_NOTIFY_EVENT, 16));
 	EXPECT_EQ(0, setup_q(fd2, self->info.nc_count - 1, NEURON_NOTIFY_ERROR, 16));
 	/* After a teardown the queue is free for anyone. */
-	EXPECT_EQ(0, teardown_q(self->node.fd, 0, NEURON_NOTIFY_ERROR));
+	EXPECT_EQ(0, neuron_notify_teardown(self->node.fd, 0, NEURON_NOTIFY_ERROR));
 	EXPECT_EQ(0, setup_q(fd2, 0, NEURON_NOTIFY_ERROR, 16));
 	close(fd2);
 }
@@ -492,9 +439,9 @@ TEST_F(notify, wait_bad_fields)
 TEST_F(notify, wait_consumed_beyond_head)
 {
 	__u32 head = 99, overflow = 99;
-	struct ring r;
+	struct nio_notify_queue r;
 
-	ring_open(_metadata, self->node.fd, 0, NEURON_NOTIFY_COMPLETION, 16, -1, &r);
+	neuron_ring_open_ok(_metadata, self->node.fd, 0, NEURON_NOTIFY_COMPLETION, 16, -1, &r);
 	EXPECT_EQ(-EINVAL, wait_q(self->node.fd, 0, r.type, 1, 0, NULL, NULL));
 	EXPECT_EQ(-EINVAL, wait_q(self->node.fd, 0, r.type, 0xffffffffU, 0, NULL, NULL));
 	ASSERT_EQ(0, inject(self->node.sim_id, 0, r.type, 0, 3));
@@ -507,7 +454,7 @@ TEST_F(notify, wait_consumed_beyond_head)
 	EXPECT_EQ(-EINVAL, wait_q(self->node.fd, 0, r.type, 1, 0, NULL, NULL));
 	EXPECT_EQ(0, wait_q(self->node.fd, 0, r.type, 3, 0, &head, NULL));
 	EXPECT_EQ(3U, hdr(&r)->tail);
-	ring_close(&r);
+	neuron_ring_unmap(&r);
 }
 
 TEST_F(notify, teardown_checks)
@@ -515,7 +462,7 @@ TEST_F(notify, teardown_checks)
 	struct neuron_notify_teardown t;
 	int fd2;
 
-	EXPECT_EQ(-ENOENT, teardown_q(self->node.fd, 0, 0));
+	EXPECT_EQ(-ENOENT, neuron_notify_teardown(self->node.fd, 0, 0));
 	ASSERT_EQ(0, setup_q(self->node.fd, 0, 0, 16));
 	memset(&t, 0, sizeof(t));
 	t.flags = 1;
@@ -523,14 +470,14 @@ TEST_F(notify, teardown_checks)
 	t.flags = 0;
 	t.pad = 1;
 	EXPECT_EQ(-EINVAL, neuron_ioctl(self->node.fd, NEURON_IOCTL_NOTIFY_TEARDOWN, &t));
-	EXPECT_EQ(-EINVAL, teardown_q(self->node.fd, self->info.nc_count, 0));
-	EXPECT_EQ(-EINVAL, teardown_q(self->node.fd, 0, NEURON_NOTIFY_TYPES));
+	EXPECT_EQ(-EINVAL, neuron_notify_teardown(self->node.fd, self->info.nc_count, 0));
+	EXPECT_EQ(-EINVAL, neuron_notify_teardown(self->node.fd, 0, NEURON_NOTIFY_TYPES));
 	fd2 = open(self->node.path, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd2);
-	EXPECT_EQ(-ENOENT, teardown_q(fd2, 0, 0));
+	EXPECT_EQ(-ENOENT, neuron_notify_teardown(fd2, 0, 0));
 	close(fd2);
-	EXPECT_EQ(0, teardown_q(self->node.fd, 0, 0));
-	EXPECT_EQ(-ENOENT, teardown_q(self->node.fd, 0, 0));
+	EXPECT_EQ(0, neuron_notify_teardown(self->node.fd, 0, 0));
+	EXPECT_EQ(-ENOENT, neuron_notify_teardown(self->node.fd, 0, 0));
 	EXPECT_EQ(-ENOENT, wait_q(self->node.fd, 0, 0, 0, 0, NULL, NULL));
 }
 
@@ -638,32 +585,32 @@ TEST_F(notify, mmap_other_file)
  */
 TEST_F(notify, mapping_survives_teardown)
 {
-	struct ring r, r2;
+	struct nio_notify_queue r, r2;
 	int fd2;
 
 	fd2 = open(self->node.path, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd2);
-	ring_open(_metadata, fd2, 0, NEURON_NOTIFY_COMPLETION, 16, -1, &r);
+	neuron_ring_open_ok(_metadata, fd2, 0, NEURON_NOTIFY_COMPLETION, 16, -1, &r);
 	ASSERT_EQ(0, inject(self->node.sim_id, 0, r.type, 100, 5));
-	EXPECT_EQ(0, teardown_q(fd2, 0, r.type));
-	EXPECT_EQ(5U, hdr_head(&r));
+	EXPECT_EQ(0, neuron_notify_teardown(fd2, 0, r.type));
+	EXPECT_EQ(5U, neuron_ring_head(&r));
 	EXPECT_EQ(0U, check_entries(_metadata, &r, 0, 5, 100));
 	EXPECT_EQ(-ENXIO, inject(self->node.sim_id, 0, r.type, 0, 1));
-	ring_open(_metadata, fd2, 0, NEURON_NOTIFY_COMPLETION, 16, -1, &r2);
+	neuron_ring_open_ok(_metadata, fd2, 0, NEURON_NOTIFY_COMPLETION, 16, -1, &r2);
 	ASSERT_EQ(0, inject(self->node.sim_id, 0, r.type, 7, 2));
 	close(fd2);
 	/* The mappings hold the file: its new queue still works. */
 	EXPECT_EQ(-EBUSY, setup_q(self->node.fd, 0, NEURON_NOTIFY_COMPLETION, 16));
 	ASSERT_EQ(0, inject(self->node.sim_id, 0, r.type, 9, 1));
-	EXPECT_EQ(3U, hdr_head(&r2));
+	EXPECT_EQ(3U, neuron_ring_head(&r2));
 	EXPECT_EQ(0U, check_entries(_metadata, &r2, 0, 2, 7));
 	/* The old ring did not see that. */
-	EXPECT_EQ(5U, hdr_head(&r));
+	EXPECT_EQ(5U, neuron_ring_head(&r));
 	EXPECT_EQ(0U, check_entries(_metadata, &r, 0, 5, 100));
-	ring_close(&r2);
+	neuron_ring_unmap(&r2);
 	EXPECT_EQ(-EBUSY, setup_q(self->node.fd, 0, NEURON_NOTIFY_COMPLETION, 16));
 	/* The last mapping goes: the file is released, the queue is free. */
-	ring_close(&r);
+	neuron_ring_unmap(&r);
 	EXPECT_EQ(0, setup_q(self->node.fd, 0, NEURON_NOTIFY_COMPLETION, 16));
 }
 
@@ -672,51 +619,52 @@ TEST_F(notify, mapping_survives_teardown)
 TEST_F(notify, order)
 {
 	__u32 head = 0, overflow = 1;
-	struct ring r;
+	struct nio_notify_queue r;
 	__u32 t;
 
 	for (t = 0; t < NEURON_NOTIFY_TYPES; t++) {
-		ring_open(_metadata, self->node.fd, self->info.nc_count - 1, t, 64, -1, &r);
+		neuron_ring_open_ok(_metadata, self->node.fd, self->info.nc_count - 1, t, 64, -1,
+				    &r);
 		ASSERT_EQ(0, inject(self->node.sim_id, r.nc, t, 1000 * t, 40));
 		EXPECT_EQ(0, wait_q(self->node.fd, r.nc, t, 0, now_ns() + 5000 * NSEC_PER_MSEC,
 				    &head, &overflow));
 		EXPECT_EQ(40U, head);
 		EXPECT_EQ(0U, overflow);
-		EXPECT_EQ(40U, hdr_head(&r));
+		EXPECT_EQ(40U, neuron_ring_head(&r));
 		EXPECT_EQ(0U, hdr(&r)->overflow);
 		EXPECT_EQ(0U, check_entries(_metadata, &r, 0, 40, 1000 * t));
 		EXPECT_EQ(0, wait_q(self->node.fd, r.nc, t, 40, 0, &head, NULL));
 		EXPECT_EQ(40U, hdr(&r)->tail);
-		ring_close(&r);
+		neuron_ring_unmap(&r);
 	}
 }
 
 /* Queues are independent: one type's posts do not show in another. */
 TEST_F(notify, queues_independent)
 {
-	struct ring a, b;
+	struct nio_notify_queue a, b;
 	__u32 head = 9;
 
-	ring_open(_metadata, self->node.fd, 0, NEURON_NOTIFY_EVENT, 16, -1, &a);
-	ring_open(_metadata, self->node.fd, 0, NEURON_NOTIFY_ERROR, 16, -1, &b);
+	neuron_ring_open_ok(_metadata, self->node.fd, 0, NEURON_NOTIFY_EVENT, 16, -1, &a);
+	neuron_ring_open_ok(_metadata, self->node.fd, 0, NEURON_NOTIFY_ERROR, 16, -1, &b);
 	ASSERT_EQ(0, inject(self->node.sim_id, 0, NEURON_NOTIFY_EVENT, 0, 4));
 	EXPECT_EQ(0, wait_q(self->node.fd, 0, NEURON_NOTIFY_ERROR, 0, 0, &head, NULL));
 	EXPECT_EQ(0U, head);
-	EXPECT_EQ(0U, hdr_head(&b));
+	EXPECT_EQ(0U, neuron_ring_head(&b));
 	EXPECT_EQ(-ETIME, wait_q(self->node.fd, 0, NEURON_NOTIFY_ERROR, 0,
 				 now_ns() + 50 * NSEC_PER_MSEC, NULL, NULL));
-	EXPECT_EQ(4U, hdr_head(&a));
-	ring_close(&a);
-	ring_close(&b);
+	EXPECT_EQ(4U, neuron_ring_head(&a));
+	neuron_ring_unmap(&a);
+	neuron_ring_unmap(&b);
 }
 
 /* 100 entries through a ring of 16, consumed in steps of 7. */
 TEST_F(notify, wrap)
 {
 	__u32 tail = 0, head = 0, overflow = 0, n;
-	struct ring r;
+	struct nio_notify_queue r;
 
-	ring_open(_metadata, self->node.fd, 0, NEURON_NOTIFY_COMPLETION, 16, -1, &r);
+	neuron_ring_open_ok(_metadata, self->node.fd, 0, NEURON_NOTIFY_COMPLETION, 16, -1, &r);
 	while (tail < 100) {
 		n = tail + 7 > 100 ? 100 - tail : 7;
 		ASSERT_EQ(0, inject(self->node.sim_id, 0, r.type, tail, n));
@@ -730,21 +678,21 @@ TEST_F(notify, wrap)
 	EXPECT_EQ(100U, head);
 	EXPECT_EQ(0U, overflow);
 	EXPECT_EQ(100U, hdr(&r)->tail);
-	ring_close(&r);
+	neuron_ring_unmap(&r);
 }
 
 /* A full ring drops and counts; unread entries stay as they were. */
 TEST_F(notify, overflow)
 {
 	__u32 head = 0, overflow = 0;
-	struct ring r;
+	struct nio_notify_queue r;
 
-	ring_open(_metadata, self->node.fd, 0, NEURON_NOTIFY_TRACE, 16, -1, &r);
+	neuron_ring_open_ok(_metadata, self->node.fd, 0, NEURON_NOTIFY_TRACE, 16, -1, &r);
 	ASSERT_EQ(0, inject(self->node.sim_id, 0, r.type, 0, 40));
 	EXPECT_EQ(0, wait_q(self->node.fd, 0, r.type, 0, 0, &head, &overflow));
 	EXPECT_EQ(16U, head);
 	EXPECT_EQ(24U, overflow);
-	EXPECT_EQ(16U, hdr_head(&r));
+	EXPECT_EQ(16U, neuron_ring_head(&r));
 	EXPECT_EQ(24U, hdr(&r)->overflow);
 	EXPECT_EQ(0U, check_entries(_metadata, &r, 0, 16, 0));
 	/* Give 10 back: the next 10 go in, the rest overflow. */
@@ -755,7 +703,7 @@ TEST_F(notify, overflow)
 	EXPECT_EQ(26U, overflow);
 	EXPECT_EQ(0U, check_entries(_metadata, &r, 10, 16, 10));
 	EXPECT_EQ(0U, check_entries(_metadata, &r, 16, 26, 500));
-	ring_close(&r);
+	neuron_ring_unmap(&r);
 }
 
 /* ---- waiting ---- */
@@ -922,20 +870,20 @@ TEST_F(notify, eventfd_epoll)
 	struct epoll_event ev = { .events = EPOLLIN }, out;
 	__u64 count = 0;
 	int efd, ep;
-	struct ring r;
+	struct nio_notify_queue r;
 
 	efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	ASSERT_LE(0, efd);
 	ep = epoll_create1(EPOLL_CLOEXEC);
 	ASSERT_LE(0, ep);
 	ASSERT_EQ(0, epoll_ctl(ep, EPOLL_CTL_ADD, efd, &ev));
-	ring_open(_metadata, self->node.fd, 0, NEURON_NOTIFY_EVENT, 16, efd, &r);
+	neuron_ring_open_ok(_metadata, self->node.fd, 0, NEURON_NOTIFY_EVENT, 16, efd, &r);
 	EXPECT_EQ(0, epoll_wait(ep, &out, 1, 0));
 	ASSERT_EQ(0, inject(self->node.sim_id, 0, r.type, 0, 1));
 	EXPECT_EQ(1, epoll_wait(ep, &out, 1, LATE_MS));
 	EXPECT_EQ(sizeof(count), (size_t)read(efd, &count, sizeof(count)));
 	EXPECT_LE(1ULL, count);
-	EXPECT_EQ(1U, hdr_head(&r));
+	EXPECT_EQ(1U, neuron_ring_head(&r));
 	/* Drained: nothing until the next post. */
 	EXPECT_EQ(0, epoll_wait(ep, &out, 1, 0));
 	ASSERT_EQ(0, wait_q(self->node.fd, 0, r.type, 1, 0, NULL, NULL));
@@ -947,7 +895,7 @@ TEST_F(notify, eventfd_epoll)
 	ASSERT_EQ(0, setup_q(self->node.fd, 0, NEURON_NOTIFY_ERROR, 16));
 	ASSERT_EQ(0, inject(self->node.sim_id, 0, NEURON_NOTIFY_ERROR, 0, 1));
 	EXPECT_EQ(0, epoll_wait(ep, &out, 1, 50));
-	ring_close(&r);
+	neuron_ring_unmap(&r);
 	close(ep);
 	close(efd);
 }
@@ -974,10 +922,10 @@ TEST_F(notify, bad_device_head)
 {
 	static const __u32 bad[] = { 17, 0xffffffffU, 2 };
 	__u32 head = 0, i;
-	struct ring r;
+	struct nio_notify_queue r;
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		ring_open(_metadata, self->node.fd, 0, NEURON_NOTIFY_ERROR, 16, -1, &r);
+		neuron_ring_open_ok(_metadata, self->node.fd, 0, NEURON_NOTIFY_ERROR, 16, -1, &r);
 		ASSERT_EQ(0, inject(self->node.sim_id, 0, r.type, 0, 3));
 		ASSERT_EQ(0, wait_q(self->node.fd, 0, r.type, 0, 0, &head, NULL));
 		ASSERT_EQ(3U, head);
@@ -988,15 +936,15 @@ TEST_F(notify, bad_device_head)
 			TH_LOG("head %u", bad[i]);
 		EXPECT_EQ(-EIO, wait_q(self->node.fd, 0, r.type, 0, 0, NULL, NULL));
 		/* Teardown and a new setup bring it back. */
-		EXPECT_EQ(0, teardown_q(self->node.fd, 0, r.type));
-		ring_close(&r);
+		EXPECT_EQ(0, neuron_notify_teardown(self->node.fd, 0, r.type));
+		neuron_ring_unmap(&r);
 	}
 	/* A head exactly entries past the tail is fine (a full ring). */
-	ring_open(_metadata, self->node.fd, 0, NEURON_NOTIFY_ERROR, 16, -1, &r);
+	neuron_ring_open_ok(_metadata, self->node.fd, 0, NEURON_NOTIFY_ERROR, 16, -1, &r);
 	ASSERT_EQ(0, inject_head(self->node.sim_id, 0, r.type, 16));
 	EXPECT_EQ(0, wait_q(self->node.fd, 0, r.type, 0, 0, &head, NULL));
 	EXPECT_EQ(16U, head);
-	ring_close(&r);
+	neuron_ring_unmap(&r);
 }
 
 /* A faulty device wakes a sleeping waiter with EIO. */
@@ -1058,7 +1006,7 @@ TEST_F(notify, remove_while_waiting)
 	EXPECT_GT(t0 + 10000 * NSEC_PER_MSEC, w.done);
 	EXPECT_EQ(-ENODEV, wait_q(self->node.fd, 0, w.type, 0, 0, NULL, NULL));
 	EXPECT_EQ(-ENODEV, setup_q(self->node.fd, 0, w.type, 16));
-	EXPECT_EQ(-ENODEV, teardown_q(self->node.fd, 0, w.type));
+	EXPECT_EQ(-ENODEV, neuron_notify_teardown(self->node.fd, 0, w.type));
 }
 
 /* Removal with an eventfd: epoll users are told to look (and get ENODEV). */
@@ -1084,26 +1032,26 @@ TEST_F(notify, remove_signals_eventfd)
 /* Removal of a mapped ring: SIGBUS on access, munmap and close work. */
 TEST_F(notify, remove_while_mapped)
 {
-	struct ring r, r2;
+	struct nio_notify_queue r, r2;
 	unsigned char v;
 	void *p;
 
-	ring_open(_metadata, self->node.fd, 0, NEURON_NOTIFY_COMPLETION, 16, -1, &r);
+	neuron_ring_open_ok(_metadata, self->node.fd, 0, NEURON_NOTIFY_COMPLETION, 16, -1, &r);
 	ASSERT_EQ(0, inject(self->node.sim_id, 0, r.type, 0, 2));
-	EXPECT_EQ(2U, hdr_head(&r));
+	EXPECT_EQ(2U, neuron_ring_head(&r));
 	/* A second ring, already torn down, still mapped. */
-	ring_open(_metadata, self->node.fd, 0, NEURON_NOTIFY_EVENT, 16, -1, &r2);
-	EXPECT_EQ(0, teardown_q(self->node.fd, 0, r2.type));
+	neuron_ring_open_ok(_metadata, self->node.fd, 0, NEURON_NOTIFY_EVENT, 16, -1, &r2);
+	EXPECT_EQ(0, neuron_notify_teardown(self->node.fd, 0, r2.type));
 	ASSERT_EQ(0, neuron_sim_remove(&self->node));
 	EXPECT_EQ(SIGBUS, neuron_probe(r.map, &v, false));
 	EXPECT_EQ(SIGBUS, neuron_probe((unsigned char *)r.map + NEURON_NOTIFY_ENTRY_OFFSET,
 				       &v, false));
 	EXPECT_EQ(SIGBUS, neuron_probe(r2.map, &v, false));
-	p = mmap(NULL, r.size, PROT_READ, MAP_SHARED, self->node.fd, r.off);
+	p = mmap(NULL, r.map_size, PROT_READ, MAP_SHARED, self->node.fd, r.mmap_offset);
 	EXPECT_EQ(MAP_FAILED, p);
 	EXPECT_EQ(ENODEV, errno);
-	ring_close(&r);
-	ring_close(&r2);
+	neuron_ring_unmap(&r);
+	neuron_ring_unmap(&r2);
 	EXPECT_EQ(0, close(self->node.fd));
 	self->node.fd = -1;
 }

@@ -164,7 +164,7 @@ static int op_memset(struct racer *r)
 
 	if (!m.handle)
 		return 0;
-	ret = neuron_ioctl(r->p->fd, NEURON_IOCTL_MEMSET, &m);
+	ret = nio_ioctl(r->p->fd, NEURON_IOCTL_MEMSET, &m);
 	if (!ret)
 		STORE(r->p->seqno[next_rnd(r) % POOL], m.seqno);
 	return ret;
@@ -191,29 +191,29 @@ static int op_notify(struct racer *r, enum op op)
 	int ret;
 
 	if (op == OP_NOTIFY_SETUP)
-		return neuron_ioctl(r->p->fd, NEURON_IOCTL_NOTIFY_SETUP, &s);
+		return nio_notify_setup_req(r->p->fd, &s);
 	if (op == OP_NOTIFY_WAIT)
-		return neuron_ioctl(r->p->fd, NEURON_IOCTL_NOTIFY_WAIT, &w);
+		return nio_notify_wait_req(r->p->fd, &w);
 	/* Torn down, then set up again for the other thread to find. */
-	ret = neuron_ioctl(r->p->fd, NEURON_IOCTL_NOTIFY_TEARDOWN, &t);
+	ret = nio_notify_teardown(r->p->fd, t.nc, t.type);
 	sched_yield();
 	if (!ret)
-		ret = neuron_ioctl(r->p->fd, NEURON_IOCTL_NOTIFY_SETUP, &s);
+		ret = nio_notify_setup_req(r->p->fd, &s);
 	return ret;
 }
 
 /* NC_RESERVE; or NC_RELEASE, mostly followed by NC_RESERVE again. */
 static int op_reserve(struct racer *r, bool reserve)
 {
-	struct neuron_nc_reserve n = { .nc_mask = 1 + next_rnd(r) % 3 };
+	__u64 mask = 1 + next_rnd(r) % 3;
 	int ret;
 
 	if (reserve)
-		return neuron_ioctl(r->p->fd, NEURON_IOCTL_NC_RESERVE, &n);
+		return neuron_reserve(r->p->fd, mask);
 	/* Held again soon: the other thread meets both states. */
-	ret = neuron_ioctl(r->p->fd, NEURON_IOCTL_NC_RELEASE, &n);
+	ret = neuron_release(r->p->fd, mask);
 	sched_yield();
-	if (neuron_ioctl(r->p->fd, NEURON_IOCTL_NC_RESERVE, &n))
+	if (neuron_reserve(r->p->fd, mask))
 		return -EPROTO;
 	return ret;
 }
@@ -226,7 +226,7 @@ static int op_sem(struct racer *r)
 		.op = next_rnd(r) % 2 ? NEURON_SEM_INC : NEURON_SEM_READ, .value = 1,
 	};
 
-	return neuron_ioctl(r->p->fd, NEURON_IOCTL_NC_SEM, &s);
+	return nio_nc_sem_req(r->p->fd, &s);
 }
 
 static int op_load(struct racer *r)
@@ -241,9 +241,7 @@ static int op_load(struct racer *r)
 		return ret;
 	old = XCHG(p->model[i], handle);
 	if (old) {
-		struct neuron_model_unload u = { .handle = old };
-
-		ret = neuron_ioctl(p->fd, NEURON_IOCTL_MODEL_UNLOAD, &u);
+		ret = neuron_model_unload(p->fd, old);
 		if (ret && ret != -ENOENT)
 			return -EPROTO;
 	}
@@ -265,7 +263,7 @@ static int op_execute(struct racer *r, bool wait)
 	};
 	int ret;
 
-	ret = neuron_ioctl(p->fd, NEURON_IOCTL_EXECUTE, &x);
+	ret = nio_execute_req(p->fd, &x);
 	if (ret)
 		return ret;
 	if (!wait) {
@@ -306,7 +304,7 @@ static int run_op(struct racer *r)
 	switch (r->op) {
 	case OP_QUERY:
 		neuron_query_prep(&q, next_rnd(r) % NEURON_QUERY_COUNT, buf, sizeof(buf));
-		return neuron_ioctl(p->fd, NEURON_IOCTL_QUERY, &q);
+		return nio_ioctl(p->fd, NEURON_IOCTL_QUERY, &q);
 	case OP_ALLOC:
 		return op_alloc(r);
 	case OP_FREE:
@@ -336,7 +334,7 @@ static int run_op(struct racer *r)
 			.handle = XCHG(p->model[next_rnd(r) % POOL], 0),
 		};
 
-		return u.handle ? neuron_ioctl(p->fd, NEURON_IOCTL_MODEL_UNLOAD, &u) :
+		return u.handle ? nio_ioctl(p->fd, NEURON_IOCTL_MODEL_UNLOAD, &u) :
 				  op_load(r);
 	}
 	case OP_EXECUTE:
@@ -409,7 +407,7 @@ static int pools_fill(struct pools *p)
 		p->handle[i] = a.handle;
 		p->offset[i] = a.mmap_offset;
 	}
-	ret = neuron_ioctl(p->fd, NEURON_IOCTL_NC_RESERVE, &n);
+	ret = nio_ioctl(p->fd, NEURON_IOCTL_NC_RESERVE, &n);
 	for (i = 0; i < POOL && !ret; i++)
 		ret = neuron_mm_model_load(p->fd, i % 2, &p->model[i]);
 	for (i = 0; i < 2 && !ret; i++) {
@@ -418,7 +416,7 @@ static int pools_fill(struct pools *p)
 			.eventfd = -1,
 		};
 
-		ret = neuron_ioctl(p->fd, NEURON_IOCTL_NOTIFY_SETUP, &s);
+		ret = nio_notify_setup_req(p->fd, &s);
 	}
 	return ret;
 }
@@ -516,7 +514,7 @@ static int still_computes(const char *path)
 	fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	ret = neuron_ioctl(fd, NEURON_IOCTL_NC_RESERVE, &n);
+	ret = nio_ioctl(fd, NEURON_IOCTL_NC_RESERVE, &n);
 	if (!ret)
 		ret = neuron_mm_model_load(fd, 0, &x.model);
 	for (i = 0; i < 2 && !ret; i++) {
@@ -528,7 +526,7 @@ static int still_computes(const char *path)
 	if (!ret)
 		ret = neuron_copy_op(fd, 0, 0, bind[0], 0, in, NULL, sizeof(in), 0, NULL);
 	if (!ret)
-		ret = neuron_ioctl(fd, NEURON_IOCTL_EXECUTE, &x);
+		ret = nio_execute_req(fd, &x);
 	if (!ret && x.status != NEURON_EXEC_OK)
 		ret = -EIO;
 	if (!ret)

@@ -44,33 +44,11 @@ FIXTURE_TEARDOWN(res)
 	neuron_node_release(&self->node);
 }
 
-static int nc_op(int fd, unsigned long op, __u64 mask)
-{
-	struct neuron_nc_reserve r = { .nc_mask = mask };
-
-	return neuron_ioctl(fd, op, &r);
-}
-
-static int reserve(int fd, __u64 mask)
-{
-	return nc_op(fd, NEURON_IOCTL_NC_RESERVE, mask);
-}
-
-static int release(int fd, __u64 mask)
-{
-	return nc_op(fd, NEURON_IOCTL_NC_RELEASE, mask);
-}
-
-struct nc_states {
-	struct neuron_nc_states h;
-	struct neuron_nc_state nc[NEURON_TEST_MAX_NC];
-};
-
 /* The state of NC @nc as @fd sees it. */
 static struct neuron_nc_state nc_state(struct __test_metadata *_metadata,
 				       int fd, __u32 nc)
 {
-	struct nc_states s;
+	struct neuron_nc_states_buf s;
 	__u32 size = 0;
 
 	EXPECT_EQ(0, neuron_query_into(fd, NEURON_QUERY_NC_STATE, &s, sizeof(s),
@@ -82,7 +60,7 @@ static struct neuron_nc_state nc_state(struct __test_metadata *_metadata,
 
 TEST_F(res, query_all_free)
 {
-	struct nc_states s;
+	struct neuron_nc_states_buf s;
 	__u32 i, size = 0;
 
 	ASSERT_EQ(0, neuron_query_into(self->node.fd, NEURON_QUERY_NC_STATE, &s,
@@ -101,7 +79,7 @@ TEST_F(res, reserve_release)
 	__u32 last = self->info.nc_count - 1;
 	struct neuron_nc_state st;
 
-	ASSERT_EQ(0, reserve(self->node.fd, 1ULL << last));
+	ASSERT_EQ(0, neuron_reserve(self->node.fd, 1ULL << last));
 	st = nc_state(_metadata, self->node.fd, last);
 	EXPECT_EQ((__u32)NEURON_NC_RESERVED, st.state);
 	EXPECT_EQ(NEURON_NC_STATE_MINE | NEURON_NC_STATE_OWNER, st.flags);
@@ -112,26 +90,26 @@ TEST_F(res, reserve_release)
 	EXPECT_EQ((__u32)NEURON_NC_RESERVED, st.state);
 	EXPECT_EQ(NEURON_NC_STATE_OWNER, st.flags);
 	/* Reserving again what the file holds is fine. */
-	EXPECT_EQ(0, reserve(self->node.fd, 1ULL << last));
-	EXPECT_EQ(0, release(self->node.fd, 1ULL << last));
+	EXPECT_EQ(0, neuron_reserve(self->node.fd, 1ULL << last));
+	EXPECT_EQ(0, neuron_release(self->node.fd, 1ULL << last));
 	st = nc_state(_metadata, self->node.fd, last);
 	EXPECT_EQ((__u32)NEURON_NC_FREE, st.state);
 	EXPECT_EQ(0U, st.flags);
-	EXPECT_EQ(-ENOENT, release(self->node.fd, 1ULL << last));
+	EXPECT_EQ(-ENOENT, neuron_release(self->node.fd, 1ULL << last));
 }
 
 /* All or none: one NC held elsewhere fails the whole mask. */
 TEST_F(res, conflict_all_or_none)
 {
-	ASSERT_EQ(0, reserve(self->node.fd, 1));
-	EXPECT_EQ(-EBUSY, reserve(self->fd2, 1));
-	EXPECT_EQ(-EBUSY, reserve(self->fd2, 3));
+	ASSERT_EQ(0, neuron_reserve(self->node.fd, 1));
+	EXPECT_EQ(-EBUSY, neuron_reserve(self->fd2, 1));
+	EXPECT_EQ(-EBUSY, neuron_reserve(self->fd2, 3));
 	EXPECT_EQ((__u32)NEURON_NC_FREE, nc_state(_metadata, self->fd2, 1).state);
-	EXPECT_EQ(0, reserve(self->fd2, 2));
+	EXPECT_EQ(0, neuron_reserve(self->fd2, 2));
 	/* Release is all or none too: NC 0 is not fd2's. */
-	EXPECT_EQ(-ENOENT, release(self->fd2, 3));
+	EXPECT_EQ(-ENOENT, neuron_release(self->fd2, 3));
 	EXPECT_EQ((__u32)NEURON_NC_RESERVED, nc_state(_metadata, self->fd2, 1).state);
-	EXPECT_EQ(-ENOENT, release(self->node.fd, 2));
+	EXPECT_EQ(-ENOENT, neuron_release(self->node.fd, 2));
 }
 
 TEST_F(res, bad_fields)
@@ -139,10 +117,10 @@ TEST_F(res, bad_fields)
 	struct neuron_nc_reserve r = { .nc_mask = 1 };
 	__u32 n = self->info.nc_count;
 
-	EXPECT_EQ(-EINVAL, reserve(self->node.fd, 0));
-	EXPECT_EQ(-EINVAL, reserve(self->node.fd, 1ULL << n));
-	EXPECT_EQ(-EINVAL, reserve(self->node.fd, ~0ULL));
-	EXPECT_EQ(-EINVAL, release(self->node.fd, 1ULL << n));
+	EXPECT_EQ(-EINVAL, neuron_reserve(self->node.fd, 0));
+	EXPECT_EQ(-EINVAL, neuron_reserve(self->node.fd, 1ULL << n));
+	EXPECT_EQ(-EINVAL, neuron_reserve(self->node.fd, ~0ULL));
+	EXPECT_EQ(-EINVAL, neuron_release(self->node.fd, 1ULL << n));
 	r.flags = 1;
 	EXPECT_EQ(-EINVAL, neuron_ioctl(self->node.fd, NEURON_IOCTL_NC_RESERVE, &r));
 	r.flags = 0;
@@ -158,8 +136,8 @@ TEST_F(res, read_only_file)
 	int ro = open(self->node.path, O_RDONLY | O_CLOEXEC);
 
 	ASSERT_LE(0, ro);
-	EXPECT_EQ(-EBADF, reserve(ro, 1));
-	EXPECT_EQ(-EBADF, release(ro, 1));
+	EXPECT_EQ(-EBADF, neuron_reserve(ro, 1));
+	EXPECT_EQ(-EBADF, neuron_release(ro, 1));
 	/* Monitoring: a read-only file may look. */
 	EXPECT_EQ((__u32)NEURON_NC_FREE, nc_state(_metadata, ro, 0).state);
 	close(ro);
@@ -180,7 +158,7 @@ TEST_F(res, enforced_on_other_files)
 	ASSERT_EQ(0, neuron_mem_alloc(self->fd2, NEURON_MEM_DEVICE, 8192, 0, &a0b));
 	ASSERT_EQ(0, neuron_mem_alloc(self->fd2, NEURON_MEM_DEVICE, 8192, 1, &a1));
 
-	ASSERT_EQ(0, reserve(self->node.fd, 1));
+	ASSERT_EQ(0, neuron_reserve(self->node.fd, 1));
 	EXPECT_EQ(-EBUSY, neuron_mem_alloc(self->fd2, NEURON_MEM_DEVICE, 4096, 0, &m));
 	EXPECT_EQ(-EBUSY, neuron_mem_alloc(self->fd2, NEURON_MEM_HOST, 4096, 0, &m));
 	EXPECT_EQ(-EBUSY, neuron_copy_op(self->fd2, a0.handle, 0, a0b.handle, 0,
@@ -201,7 +179,7 @@ TEST_F(res, enforced_on_other_files)
 				    NULL, NULL, 4096, 0, NULL));
 	EXPECT_EQ(0, neuron_ioctl(self->node.fd, NEURON_IOCTL_NOTIFY_SETUP, &ns));
 	/* Released: open to fd2 again (its queue is now taken: -EBUSY there). */
-	ASSERT_EQ(0, release(self->node.fd, 1));
+	ASSERT_EQ(0, neuron_release(self->node.fd, 1));
 	EXPECT_EQ(0, neuron_copy_op(self->fd2, a0.handle, 0, a0b.handle, 0,
 				    NULL, NULL, 4096, 0, NULL));
 }
@@ -211,10 +189,10 @@ TEST_F(res, close_releases)
 	int fd3 = open(self->node.path, O_RDWR | O_CLOEXEC);
 
 	ASSERT_LE(0, fd3);
-	ASSERT_EQ(0, reserve(fd3, 3));
-	EXPECT_EQ(-EBUSY, reserve(self->fd2, 1));
+	ASSERT_EQ(0, neuron_reserve(fd3, 3));
+	EXPECT_EQ(-EBUSY, neuron_reserve(self->fd2, 1));
 	close(fd3);
-	EXPECT_EQ(0, reserve(self->fd2, 3));
+	EXPECT_EQ(0, neuron_reserve(self->fd2, 3));
 }
 
 /* A SIGKILLed owner's NCs are free for the next process at once. */
@@ -232,7 +210,7 @@ TEST_F(res, sigkill_releases_at_once)
 
 		close(self->fd2);
 		close(self->node.fd);
-		if (fd < 0 || reserve(fd, 1))
+		if (fd < 0 || neuron_reserve(fd, 1))
 			_exit(2);
 		if (write(go[1], "r", 1) != 1)
 			_exit(3);
@@ -242,13 +220,13 @@ TEST_F(res, sigkill_releases_at_once)
 	close(go[1]);
 	ASSERT_EQ(1, read(go[0], &c, 1));
 	close(go[0]);
-	EXPECT_EQ(-EBUSY, reserve(self->fd2, 1));
+	EXPECT_EQ(-EBUSY, neuron_reserve(self->fd2, 1));
 	EXPECT_EQ(child, nc_state(_metadata, self->fd2, 0).owner_pid);
 	ASSERT_EQ(0, kill(child, SIGKILL));
 	ASSERT_EQ(child, waitpid(child, &status, 0));
 	ASSERT_TRUE(WIFSIGNALED(status));
 	/* Reaped: its file is gone, and so is the reservation. */
-	EXPECT_EQ(0, reserve(self->fd2, 1));
+	EXPECT_EQ(0, neuron_reserve(self->fd2, 1));
 	EXPECT_EQ(getpid(), nc_state(_metadata, self->fd2, 0).owner_pid);
 }
 
@@ -263,7 +241,7 @@ TEST_F(res, owner_shown_to_same_uid_or_admin)
 	pid_t child;
 	char c;
 
-	ASSERT_EQ(0, reserve(self->node.fd, 1));
+	ASSERT_EQ(0, neuron_reserve(self->node.fd, 1));
 	ASSERT_EQ(0, pipe(go));
 	ASSERT_EQ(0, pipe(done));
 	child = fork();
@@ -278,7 +256,7 @@ TEST_F(res, owner_shown_to_same_uid_or_admin)
 		if (s0.state != (__u32)NEURON_NC_RESERVED || s0.flags || s0.owner_pid ||
 		    s0.owner_uid)
 			_exit(3);
-		if (reserve(fd, 2))
+		if (neuron_reserve(fd, 2))
 			_exit(4);
 		s1 = nc_state(_metadata, fd, 1);
 		if (s1.flags != (NEURON_NC_STATE_MINE | NEURON_NC_STATE_OWNER) ||
@@ -308,21 +286,6 @@ TEST_F(res, owner_shown_to_same_uid_or_admin)
 
 /* ---- semaphores and events ---- */
 
-/* NC_SEM: 0 or -errno; *@out (unless NULL) gets the value returned. */
-static int sem(int fd, __u32 nc, __u32 kind, __u32 index, __u32 op,
-	       __u32 value, __s64 deadline, __u32 *out)
-{
-	struct neuron_nc_sem s = {
-		.nc = nc, .kind = kind, .index = index, .op = op,
-		.value = value, .timeout_ns = deadline,
-	};
-	int ret = neuron_ioctl(fd, NEURON_IOCTL_NC_SEM, &s);
-
-	if (out)
-		*out = s.value;
-	return ret;
-}
-
 #define SEMA	NEURON_SEM_KIND_SEMAPHORE
 #define EVT	NEURON_SEM_KIND_EVENT
 
@@ -331,35 +294,35 @@ TEST_F(res, sem_ops)
 	__u32 last = self->info.semaphores_per_nc - 1, v = 99;
 	int fd = self->node.fd;
 
-	ASSERT_EQ(0, reserve(fd, 3));
-	EXPECT_EQ(0, sem(fd, 0, SEMA, last, NEURON_SEM_READ, 0, 0, &v));
+	ASSERT_EQ(0, neuron_reserve(fd, 3));
+	EXPECT_EQ(0, neuron_sem(fd, 0, SEMA, last, NEURON_SEM_READ, 0, 0, &v));
 	EXPECT_EQ(0U, v);
-	EXPECT_EQ(0, sem(fd, 0, SEMA, last, NEURON_SEM_SET, 5, 0, &v));
+	EXPECT_EQ(0, neuron_sem(fd, 0, SEMA, last, NEURON_SEM_SET, 5, 0, &v));
 	EXPECT_EQ(5U, v);
-	EXPECT_EQ(0, sem(fd, 0, SEMA, last, NEURON_SEM_INC, 3, 0, &v));
+	EXPECT_EQ(0, neuron_sem(fd, 0, SEMA, last, NEURON_SEM_INC, 3, 0, &v));
 	EXPECT_EQ(8U, v);
-	EXPECT_EQ(0, sem(fd, 0, SEMA, last, NEURON_SEM_DEC, 8, 0, &v));
+	EXPECT_EQ(0, neuron_sem(fd, 0, SEMA, last, NEURON_SEM_DEC, 8, 0, &v));
 	EXPECT_EQ(0U, v);
-	EXPECT_EQ(-EAGAIN, sem(fd, 0, SEMA, last, NEURON_SEM_DEC, 1, 0, NULL));
-	EXPECT_EQ(0, sem(fd, 0, SEMA, last, NEURON_SEM_READ, 0, 0, &v));
+	EXPECT_EQ(-EAGAIN, neuron_sem(fd, 0, SEMA, last, NEURON_SEM_DEC, 1, 0, NULL));
+	EXPECT_EQ(0, neuron_sem(fd, 0, SEMA, last, NEURON_SEM_READ, 0, 0, &v));
 	EXPECT_EQ(0U, v);
-	EXPECT_EQ(0, sem(fd, 0, SEMA, last, NEURON_SEM_SET, 0xffffffffU, 0, &v));
-	EXPECT_EQ(-EOVERFLOW, sem(fd, 0, SEMA, last, NEURON_SEM_INC, 1, 0, NULL));
-	EXPECT_EQ(0, sem(fd, 0, SEMA, last, NEURON_SEM_READ, 0, 0, &v));
+	EXPECT_EQ(0, neuron_sem(fd, 0, SEMA, last, NEURON_SEM_SET, 0xffffffffU, 0, &v));
+	EXPECT_EQ(-EOVERFLOW, neuron_sem(fd, 0, SEMA, last, NEURON_SEM_INC, 1, 0, NULL));
+	EXPECT_EQ(0, neuron_sem(fd, 0, SEMA, last, NEURON_SEM_READ, 0, 0, &v));
 	EXPECT_EQ(0xffffffffU, v);
 	/* Each NC, each index, each kind is its own. */
-	EXPECT_EQ(0, sem(fd, 1, SEMA, last, NEURON_SEM_READ, 0, 0, &v));
+	EXPECT_EQ(0, neuron_sem(fd, 1, SEMA, last, NEURON_SEM_READ, 0, 0, &v));
 	EXPECT_EQ(0U, v);
-	EXPECT_EQ(0, sem(fd, 0, SEMA, 0, NEURON_SEM_READ, 0, 0, &v));
+	EXPECT_EQ(0, neuron_sem(fd, 0, SEMA, 0, NEURON_SEM_READ, 0, 0, &v));
 	EXPECT_EQ(0U, v);
-	EXPECT_EQ(0, sem(fd, 0, EVT, last, NEURON_SEM_READ, 0, 0, &v));
+	EXPECT_EQ(0, neuron_sem(fd, 0, EVT, last, NEURON_SEM_READ, 0, 0, &v));
 	EXPECT_EQ(0U, v);
 	/* Events are 0 or 1. */
-	EXPECT_EQ(0, sem(fd, 0, EVT, 7, NEURON_SEM_SET, 1, 0, &v));
+	EXPECT_EQ(0, neuron_sem(fd, 0, EVT, 7, NEURON_SEM_SET, 1, 0, &v));
 	EXPECT_EQ(1U, v);
-	EXPECT_EQ(0, sem(fd, 0, EVT, 7, NEURON_SEM_READ, 0, 0, &v));
+	EXPECT_EQ(0, neuron_sem(fd, 0, EVT, 7, NEURON_SEM_READ, 0, 0, &v));
 	EXPECT_EQ(1U, v);
-	EXPECT_EQ(0, sem(fd, 0, EVT, 7, NEURON_SEM_SET, 0, 0, &v));
+	EXPECT_EQ(0, neuron_sem(fd, 0, EVT, 7, NEURON_SEM_SET, 0, 0, &v));
 	EXPECT_EQ(0U, v);
 }
 
@@ -367,12 +330,12 @@ TEST_F(res, sem_needs_the_reservation)
 {
 	__u32 v;
 
-	EXPECT_EQ(-EACCES, sem(self->node.fd, 0, SEMA, 0, NEURON_SEM_READ, 0, 0, &v));
-	ASSERT_EQ(0, reserve(self->fd2, 1));
-	EXPECT_EQ(-EACCES, sem(self->node.fd, 0, SEMA, 0, NEURON_SEM_SET, 1, 0, &v));
-	EXPECT_EQ(0, sem(self->fd2, 0, SEMA, 0, NEURON_SEM_SET, 1, 0, &v));
-	ASSERT_EQ(0, release(self->fd2, 1));
-	EXPECT_EQ(-EACCES, sem(self->fd2, 0, SEMA, 0, NEURON_SEM_READ, 0, 0, &v));
+	EXPECT_EQ(-EACCES, neuron_sem(self->node.fd, 0, SEMA, 0, NEURON_SEM_READ, 0, 0, &v));
+	ASSERT_EQ(0, neuron_reserve(self->fd2, 1));
+	EXPECT_EQ(-EACCES, neuron_sem(self->node.fd, 0, SEMA, 0, NEURON_SEM_SET, 1, 0, &v));
+	EXPECT_EQ(0, neuron_sem(self->fd2, 0, SEMA, 0, NEURON_SEM_SET, 1, 0, &v));
+	ASSERT_EQ(0, neuron_release(self->fd2, 1));
+	EXPECT_EQ(-EACCES, neuron_sem(self->fd2, 0, SEMA, 0, NEURON_SEM_READ, 0, 0, &v));
 }
 
 TEST_F(res, sem_bad_fields)
@@ -381,23 +344,23 @@ TEST_F(res, sem_bad_fields)
 	int fd = self->node.fd;
 	__u32 v;
 
-	ASSERT_EQ(0, reserve(fd, 1));
-	EXPECT_EQ(-EINVAL, sem(fd, 0, SEMA, self->info.semaphores_per_nc,
-			       NEURON_SEM_READ, 0, 0, &v));
-	EXPECT_EQ(-EINVAL, sem(fd, 0, EVT, self->info.events_per_nc,
-			       NEURON_SEM_READ, 0, 0, &v));
-	EXPECT_EQ(-EINVAL, sem(fd, self->info.nc_count, SEMA, 0, NEURON_SEM_READ,
-			       0, 0, &v));
-	EXPECT_EQ(-EINVAL, sem(fd, 0, 2, 0, NEURON_SEM_READ, 0, 0, &v));
-	EXPECT_EQ(-EINVAL, sem(fd, 0, SEMA, 0, NEURON_SEM_WAIT + 1, 0, 0, &v));
-	EXPECT_EQ(-EINVAL, sem(fd, 0, EVT, 0, NEURON_SEM_INC, 1, 0, &v));
-	EXPECT_EQ(-EINVAL, sem(fd, 0, EVT, 0, NEURON_SEM_DEC, 1, 0, &v));
-	EXPECT_EQ(-EINVAL, sem(fd, 0, EVT, 0, NEURON_SEM_SET, 2, 0, &v));
-	EXPECT_EQ(-EINVAL, sem(fd, 0, SEMA, 0, NEURON_SEM_SET, 1, 1, &v));
+	ASSERT_EQ(0, neuron_reserve(fd, 1));
+	EXPECT_EQ(-EINVAL, neuron_sem(fd, 0, SEMA, self->info.semaphores_per_nc,
+				      NEURON_SEM_READ, 0, 0, &v));
+	EXPECT_EQ(-EINVAL, neuron_sem(fd, 0, EVT, self->info.events_per_nc,
+				      NEURON_SEM_READ, 0, 0, &v));
+	EXPECT_EQ(-EINVAL, neuron_sem(fd, self->info.nc_count, SEMA, 0, NEURON_SEM_READ,
+				      0, 0, &v));
+	EXPECT_EQ(-EINVAL, neuron_sem(fd, 0, 2, 0, NEURON_SEM_READ, 0, 0, &v));
+	EXPECT_EQ(-EINVAL, neuron_sem(fd, 0, SEMA, 0, NEURON_SEM_WAIT + 1, 0, 0, &v));
+	EXPECT_EQ(-EINVAL, neuron_sem(fd, 0, EVT, 0, NEURON_SEM_INC, 1, 0, &v));
+	EXPECT_EQ(-EINVAL, neuron_sem(fd, 0, EVT, 0, NEURON_SEM_DEC, 1, 0, &v));
+	EXPECT_EQ(-EINVAL, neuron_sem(fd, 0, EVT, 0, NEURON_SEM_SET, 2, 0, &v));
+	EXPECT_EQ(-EINVAL, neuron_sem(fd, 0, SEMA, 0, NEURON_SEM_SET, 1, 1, &v));
 	s.flags = 1;
 	EXPECT_EQ(-EINVAL, neuron_ioctl(fd, NEURON_IOCTL_NC_SEM, &s));
 	/* Nothing changed. */
-	EXPECT_EQ(0, sem(fd, 0, SEMA, 0, NEURON_SEM_READ, 0, 0, &v));
+	EXPECT_EQ(0, neuron_sem(fd, 0, SEMA, 0, NEURON_SEM_READ, 0, 0, &v));
 	EXPECT_EQ(0U, v);
 }
 
@@ -413,8 +376,8 @@ static void *sem_wait_fn(void *arg)
 {
 	struct sem_waiter *w = arg;
 
-	w->ret = sem(w->fd, 0, w->kind, 3, NEURON_SEM_WAIT, w->value,
-		     w->deadline, &w->seen);
+	w->ret = neuron_sem(w->fd, 0, w->kind, 3, NEURON_SEM_WAIT, w->value,
+			    w->deadline, &w->seen);
 	return NULL;
 }
 
@@ -425,26 +388,26 @@ TEST_F(res, sem_wait)
 	pthread_t t;
 	__u32 v;
 
-	ASSERT_EQ(0, reserve(fd, 1));
+	ASSERT_EQ(0, neuron_reserve(fd, 1));
 	/* Not there yet, deadline passed: ETIME at once. */
-	EXPECT_EQ(-ETIME, sem(fd, 0, SEMA, 3, NEURON_SEM_WAIT, 3, 0, &v));
+	EXPECT_EQ(-ETIME, neuron_sem(fd, 0, SEMA, 3, NEURON_SEM_WAIT, 3, 0, &v));
 	w.deadline = neuron_now_ns() + 10000000000LL;
 	ASSERT_EQ(0, pthread_create(&t, NULL, sem_wait_fn, &w));
 	neuron_sleep_ms(100);
-	EXPECT_EQ(0, sem(fd, 0, SEMA, 3, NEURON_SEM_INC, 2, 0, &v));
+	EXPECT_EQ(0, neuron_sem(fd, 0, SEMA, 3, NEURON_SEM_INC, 2, 0, &v));
 	neuron_sleep_ms(100);
-	EXPECT_EQ(0, sem(fd, 0, SEMA, 3, NEURON_SEM_INC, 2, 0, &v));
+	EXPECT_EQ(0, neuron_sem(fd, 0, SEMA, 3, NEURON_SEM_INC, 2, 0, &v));
 	ASSERT_EQ(0, pthread_join(t, NULL));
 	EXPECT_EQ(0, w.ret);
 	EXPECT_EQ(4U, w.seen);
 	/* Reached already: at once. */
-	EXPECT_EQ(0, sem(fd, 0, SEMA, 3, NEURON_SEM_WAIT, 4, 0, &v));
+	EXPECT_EQ(0, neuron_sem(fd, 0, SEMA, 3, NEURON_SEM_WAIT, 4, 0, &v));
 	/* An event, waited for to be set. */
 	w.kind = EVT;
 	w.value = 1;
 	ASSERT_EQ(0, pthread_create(&t, NULL, sem_wait_fn, &w));
 	neuron_sleep_ms(100);
-	EXPECT_EQ(0, sem(fd, 0, EVT, 3, NEURON_SEM_SET, 1, 0, &v));
+	EXPECT_EQ(0, neuron_sem(fd, 0, EVT, 3, NEURON_SEM_SET, 1, 0, &v));
 	ASSERT_EQ(0, pthread_join(t, NULL));
 	EXPECT_EQ(0, w.ret);
 	EXPECT_EQ(1U, w.seen);
@@ -466,10 +429,10 @@ TEST_F_TIMEOUT(res, sem_wait_release, 30)
 	};
 	pthread_t t;
 
-	ASSERT_EQ(0, reserve(self->node.fd, 1));
+	ASSERT_EQ(0, neuron_reserve(self->node.fd, 1));
 	ASSERT_EQ(0, pthread_create(&t, NULL, sem_wait_fn, &w));
 	neuron_sleep_ms(200);
-	ASSERT_EQ(0, release(self->node.fd, 1));
+	ASSERT_EQ(0, neuron_release(self->node.fd, 1));
 	ASSERT_EQ(0, pthread_join(t, NULL));
 	EXPECT_EQ(-EACCES, w.ret);
 }
@@ -485,7 +448,7 @@ TEST_F_TIMEOUT(res, sem_wait_removal, 30)
 
 	if (!self->node.created)
 		SKIP(return, "needs a simulated device to remove");
-	ASSERT_EQ(0, reserve(self->node.fd, 1));
+	ASSERT_EQ(0, neuron_reserve(self->node.fd, 1));
 	ASSERT_EQ(0, pthread_create(&t, NULL, sem_wait_fn, &w));
 	neuron_sleep_ms(200);
 	ASSERT_EQ(0, neuron_sim_remove(&self->node));

@@ -226,7 +226,6 @@ TEST_F(sysfs, values_match_query)
 		struct neuron_nc_states h;
 		struct neuron_nc_state nc[8];
 	} states;
-	struct neuron_nc_reserve r = { .nc_mask = 2 };
 	struct neuron_mem_alloc a;
 	char path[128], buf[64];
 	unsigned int i, minor = self->node.minor;
@@ -246,7 +245,7 @@ TEST_F(sysfs, values_match_query)
 	/* Memory on NC 1 (device) and NC 0 (host), NC 1 reserved. */
 	ASSERT_EQ(0, neuron_mem_alloc(self->node.fd, NEURON_MEM_DEVICE, 3 * 4096, 1, &a));
 	ASSERT_EQ(0, neuron_mem_alloc(self->node.fd, NEURON_MEM_HOST, 2 * 4096, 0, &a));
-	ASSERT_EQ(0, neuron_ioctl(self->node.fd, NEURON_IOCTL_NC_RESERVE, &r));
+	ASSERT_EQ(0, neuron_reserve(self->node.fd, 2));
 
 	ASSERT_EQ(0, neuron_query_into(self->node.fd, NEURON_QUERY_MEM_USAGE,
 				       &usage, sizeof(usage), NULL));
@@ -285,16 +284,14 @@ TEST_F(sysfs, values_match_query)
 /* The counters move: copies, models, executions. */
 TEST_F(sysfs, counters_move)
 {
-	struct neuron_nc_reserve r = { .nc_mask = 2 };
 	unsigned int minor = self->node.minor;
 	unsigned long long jobs, execs, errs, busy, models, derr;
 	struct neuron_mem_alloc a;
-	__u32 in, out, model, bind[2];
-	struct neuron_execute x;
+	__u32 in, out, model, bind[2], status;
 	float buf[MM * MM];
 	unsigned int i;
 
-	ASSERT_EQ(0, neuron_ioctl(self->node.fd, NEURON_IOCTL_NC_RESERVE, &r));
+	ASSERT_EQ(0, neuron_reserve(self->node.fd, 2));
 	ASSERT_EQ(0, neuron_mem_alloc(self->node.fd, NEURON_MEM_DEVICE, 4096, 1, &a));
 	in = a.handle;
 	ASSERT_EQ(0, neuron_mem_alloc(self->node.fd, NEURON_MEM_DEVICE, 4096, 1, &a));
@@ -320,13 +317,8 @@ TEST_F(sysfs, counters_move)
 	busy = nc_u64(_metadata, minor, 1, "busy_ns");
 	bind[0] = in;
 	bind[1] = out;
-	memset(&x, 0, sizeof(x));
-	x.model = model;
-	x.flags = NEURON_EXEC_WAIT;
-	x.bindings = (uintptr_t)bind;
-	x.nbindings = 2;
-	ASSERT_EQ(0, neuron_ioctl(self->node.fd, NEURON_IOCTL_EXECUTE, &x));
-	ASSERT_EQ((__u32)NEURON_EXEC_OK, x.status);
+	ASSERT_EQ(0, nio_execute_wait(self->node.fd, model, bind, 2, 0, &status));
+	ASSERT_EQ((__u32)NEURON_EXEC_OK, status);
 	EXPECT_EQ(execs + 1, nc_u64(_metadata, minor, 1, "executions"));
 	EXPECT_EQ(errs, nc_u64(_metadata, minor, 1, "exec_errors"));
 	EXPECT_LT(busy, nc_u64(_metadata, minor, 1, "busy_ns"));
@@ -337,7 +329,6 @@ TEST_F(sysfs, counters_move)
 /* debugfs (not an ABI): the queue state files exist, 0400, and parse. */
 TEST_F(sysfs, debugfs_queues)
 {
-	struct neuron_nc_reserve r = { .nc_mask = 2 };
 	unsigned int prod = 0, done = 1, pending = 1, depth = 1;
 	char path[128], buf[1024];
 	struct neuron_mem_alloc a;
@@ -354,7 +345,7 @@ TEST_F(sysfs, debugfs_queues)
 		 self->node.minor, self->info.nc_count);
 	EXPECT_NE(0, access(path, F_OK));
 
-	ASSERT_EQ(0, neuron_ioctl(self->node.fd, NEURON_IOCTL_NC_RESERVE, &r));
+	ASSERT_EQ(0, neuron_reserve(self->node.fd, 2));
 	ASSERT_EQ(0, neuron_mem_alloc(self->node.fd, NEURON_MEM_DEVICE, 4096, 1, &a));
 	memset(data, 1, sizeof(data));
 	ASSERT_EQ(0, neuron_copy_op(self->node.fd, 0, 0, a.handle, 0, data, NULL,

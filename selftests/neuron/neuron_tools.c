@@ -712,14 +712,13 @@ TEST_F(tools, ls_table)
 /* A reservation of root: its owner pid shown to root, not to nobody. */
 TEST_F(tools, owner_pid_hidden_from_nobody)
 {
-	struct neuron_nc_reserve res = { .nc_mask = 1 };
 	unsigned long long pid;
 	const struct jval *c;
 	struct jval *doc;
 
 	if (!(self->info.caps & NEURON_CAP_RESERVE))
 		SKIP(return, "no NEURON_CAP_RESERVE");
-	ASSERT_EQ(0, neuron_ioctl(self->node.fd, NEURON_IOCTL_NC_RESERVE, &res));
+	ASSERT_EQ(0, neuron_reserve(self->node.fd, 1));
 
 	doc = ls_json(_metadata, 0);
 	ASSERT_NE(NULL, doc);

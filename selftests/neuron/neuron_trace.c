@@ -98,13 +98,8 @@ static int execute(int fd, __u32 model, __u32 in, __u32 out, __u32 timeout_ms,
 		   __u32 *status)
 {
 	__u32 bind[2] = { in, out };
-	struct neuron_execute x = { .model = model, .flags = NEURON_EXEC_WAIT,
-				    .bindings = (uintptr_t)bind, .nbindings = 2,
-				    .timeout_ms = timeout_ms };
-	int err = neuron_ioctl(fd, NEURON_IOCTL_EXECUTE, &x);
 
-	*status = x.status;
-	return err;
+	return nio_execute_wait(fd, model, bind, 2, timeout_ms, status);
 }
 
 FIXTURE(trace) {
@@ -208,7 +203,6 @@ TEST_F(trace, copy)
 /* An execution on NC 1, then one that overruns its timeout. */
 TEST_F(trace, execution)
 {
-	struct neuron_nc_reserve r = { .nc_mask = 2 };
 	unsigned long long seq, seq2, ns;
 	__u32 in, out, model, status, st;
 	struct neuron_mem_alloc a;
@@ -219,7 +213,7 @@ TEST_F(trace, execution)
 
 	if (!(self->info.caps & NEURON_CAP_EXEC))
 		SKIP(return, "no NEURON_CAP_EXEC");
-	ASSERT_EQ(0, neuron_ioctl(self->node.fd, NEURON_IOCTL_NC_RESERVE, &r));
+	ASSERT_EQ(0, neuron_reserve(self->node.fd, 2));
 	ASSERT_EQ(0, neuron_mem_alloc(self->node.fd, NEURON_MEM_DEVICE, 4096, 1, &a));
 	in = a.handle;
 	ASSERT_EQ(0, neuron_mem_alloc(self->node.fd, NEURON_MEM_DEVICE, 4096, 1, &a));

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * neuron selftests' library: the device under test, simulated devices,
+ * sysfs files and module parameters (neuron_lib.h).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysinfo.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "neuron_lib.h"
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+const struct neuron_geometry neuron_geometries[3] = {
+	{ NEURON_ARCH_V1, "v1", 4, 12, 16, 2, 32, 256 },
+	{ NEURON_ARCH_V2, "v2", 2, 34, 16, 2, 256, 256 },
+	{ NEURON_ARCH_V3, "v3", 8, 132, 16, 4, 256, 256 },
+};
+
+const struct neuron_geometry *neuron_geometry_of(__u32 arch)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(neuron_geometries); i++)
+		if (neuron_geometries[i].arch == arch)
+			return &neuron_geometries[i];
+	return NULL;
+}
+
+const char *neuron_env_device(void)
+{
+	const char *dev = getenv("NEURON_DEVICE");
+
+	return dev && *dev ? dev : NULL;
+}
+
+enum neuron_mode neuron_mode(void)
+{
+	if (neuron_env_device())
+		return NEURON_MODE_DEVICE;
+	if (access(NEURON_SIM_BUS, F_OK) == 0)
+		return NEURON_MODE_SIM;
+	return NEURON_MODE_NONE;
+}
+
+const char *neuron_mode_skip_reason(void)
+{
+	if (neuron_mode() == NEURON_MODE_DEVICE)
+		return "NEURON_DEVICE is set: this test needs simulated devices";
+	return "no neuron device: set NEURON_DEVICE or load neuron_sim.ko (" NEURON_SIM_BUS ")";
+}
+
+int neuron_sysfs_write(const char *path, const char *text)
+{
+	size_t len = strlen(text);
+	ssize_t ret;
+	int fd, err = 0;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, text, len);
+	if (ret < 0)
+		err = -errno;
+	else if ((size_t)ret != len)
+		err = -EIO;
+	close(fd);
+	return err;
+}
+
+int neuron_read_text(const char *path, char *buf, size_t size)
+{
+	ssize_t ret;
+	int fd, err = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = read(fd, buf, size - 1);
+	if (ret < 0)
+		err = -errno;
+	else
+		buf[ret] = '\0';
+	close(fd);
+	return err;
+}
+
+void neuron_sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+int neuron_sim_new_text(const char *text)
+{
+	return neuron_sysfs_write(NEURON_SIM_BUS "/new_device", text);
+}
+
+int neuron_sim_new(unsigned int id, const char *arch,
+		   unsigned int mem_mb)
+{
+	char text[64];
+
+	if (mem_mb)
+		snprintf(text, sizeof(text), "%u %s %u\n", id, arch, mem_mb);
+	else
+		snprintf(text, sizeof(text), "%u %s\n", id, arch);
+	return neuron_sim_new_text(text);
+}
+
+int neuron_sim_del(unsigned int id)
+{
+	char text[16];
+
+	snprintf(text, sizeof(text), "%u\n", id);
+	return neuron_sysfs_write(NEURON_SIM_BUS "/del_device", text);
+}
+
+bool neuron_sim_exists(unsigned int id)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), NEURON_SIM_BUS "/devices/neuron_sim%u", id);
+	return access(path, F_OK) == 0;
+}
+
+int neuron_sim_bind(unsigned int id, bool bind)
+{
+	char text[32];
+
+	snprintf(text, sizeof(text), "neuron_sim%u", id);
+	return neuron_sysfs_write(bind ? NEURON_SIM_DRIVER "/bind" :
+				  NEURON_SIM_DRIVER "/unbind", text);
+}
+
+bool neuron_sim_bound(unsigned int id)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), NEURON_SIM_BUS "/devices/neuron_sim%u/driver", id);
+	return access(path, F_OK) == 0;
+}
+
+unsigned long long neuron_ram_bytes(void)
+{
+	struct sysinfo si;
+
+	if (sysinfo(&si))
+		return 0;
+	return (unsigned long long)si.totalram * si.mem_unit;
+}
+
+unsigned int neuron_sim_mem_fit(unsigned int mem_mb)
+{
+	unsigned long long ram_mb = neuron_ram_bytes() >> 20;
+
+	return ram_mb && ram_mb < mem_mb ? (unsigned int)ram_mb : mem_mb;
+}
+
+int neuron_sim_lookup(unsigned int id, unsigned int *minor_nr,
+		      dev_t *devt)
+{
+	char dir[128], path[128 + sizeof(((struct dirent *)0)->d_name) + 8];
+	char text[32];
+	unsigned int maj, min, n;
+	struct dirent *de;
+	int err = -ENOENT;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), NEURON_SIM_BUS "/devices/neuron_sim%u/neuron", id);
+	d = opendir(dir);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		char extra;
+
+		if (sscanf(de->d_name, "neuron%u%c", &n, &extra) != 1)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/dev", dir, de->d_name);
+		err = neuron_read_text(path, text, sizeof(text));
+		if (err)
+			break;
+		if (sscanf(text, "%u:%u", &maj, &min) != 2) {
+			err = -EPROTO;
+			break;
+		}
+		*minor_nr = n;
+		*devt = makedev(maj, min);
+		err = 0;
+		break;
+	}
+	closedir(d);
+	return err;
+}
+
+int neuron_sim_id_of_minor(unsigned int minor, unsigned int *id)
+{
+	char path[64], target[256];
+	const char *base;
+	ssize_t len;
+	char extra;
+
+	snprintf(path, sizeof(path), "/sys/class/neuron/neuron%u/device", minor);
+	len = readlink(path, target, sizeof(target) - 1);
+	if (len < 0)
+		return -errno;
+	target[len] = '\0';
+	base = strrchr(target, '/');
+	base = base ? base + 1 : target;
+	if (sscanf(base, "neuron_sim%u%c", id, &extra) != 1)
+		return -ENOENT;
+	return 0;
+}
+
+bool neuron_wait_node(const char *path, dev_t devt, bool present)
+{
+	unsigned int waited;
+	struct stat st;
+
+	for (waited = 0; waited <= NEURON_NODE_TIMEOUT_MS; waited += 10) {
+		bool there = stat(path, &st) == 0 && S_ISCHR(st.st_mode) &&
+			     st.st_rdev == devt;
+
+		if (there == present)
+			return true;
+		neuron_sleep_ms(10);
+	}
+	return false;
+}
+
+void neuron_node_init(struct neuron_node *n)
+{
+	memset(n, 0, sizeof(*n));
+	n->fd = -1;
+}
+
+unsigned int neuron_sim_next_id(void)
+{
+	static unsigned int counter;
+
+	return 1000 + ((getpid() % 2000) * 32 + counter++) % 64000;
+}
+
+int neuron_sim_attach(struct neuron_node *n, unsigned int id)
+{
+	unsigned int waited;
+	int err;
+
+	neuron_node_init(n);
+	n->created = true;
+	n->sim_id = id;
+	for (waited = 0; ; waited += 10) {
+		err = neuron_sim_lookup(id, &n->minor, &n->devt);
+		if (!err)
+			break;
+		if (waited >= NEURON_NODE_TIMEOUT_MS)
+			return -ETIMEDOUT;
+		neuron_sleep_ms(10);
+	}
+	snprintf(n->path, sizeof(n->path), "/dev/neuron%u", n->minor);
+	return neuron_wait_node(n->path, n->devt, true) ? 0 : -ETIMEDOUT;
+}
+
+int neuron_sim_create_id(struct neuron_node *n, unsigned int id,
+			 const char *arch, unsigned int mem_mb)
+{
+	int err;
+
+	neuron_node_init(n);
+	err = neuron_sim_new(id, arch, mem_mb);
+	if (err)
+		return err;
+	err = neuron_sim_attach(n, id);
+	if (err) {
+		neuron_sim_del(id);
+		n->created = false;
+	}
+	return err;
+}
+
+int neuron_sim_create(struct neuron_node *n, const char *arch,
+		      unsigned int mem_mb)
+{
+	int tries, err = -EEXIST;
+
+	for (tries = 0; tries < 32 && err == -EEXIST; tries++)
+		err = neuron_sim_create_id(n, neuron_sim_next_id(), arch, mem_mb);
+	return err;
+}
+
+int neuron_sim_remove(struct neuron_node *n)
+{
+	int err = neuron_sim_del(n->sim_id);
+
+	if (err)
+		return err;
+	n->created = false;
+	return neuron_wait_node(n->path, n->devt, false) ? 0 : -ETIMEDOUT;
+}
+
+int neuron_node_open(struct neuron_node *n)
+{
+	n->fd = open(n->path, O_RDWR | O_CLOEXEC);
+	return n->fd < 0 ? -errno : 0;
+}
+
+void neuron_node_release(struct neuron_node *n)
+{
+	if (n->fd >= 0)
+		close(n->fd);
+	n->fd = -1;
+	if (n->created)
+		neuron_sim_del(n->sim_id);
+	n->created = false;
+}
+
+int neuron_sim_knob(struct neuron_node *n, const char *knob,
+		    const char *val)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), NEURON_SIM_BUS "/devices/neuron_sim%u/%s",
+		 n->sim_id, knob);
+	return neuron_sysfs_write(path, val);
+}
+
+int neuron_param_get(const char *name, unsigned long long *val)
+{
+	char path[128], text[32], *end;
+	int err;
+
+	snprintf(path, sizeof(path), NEURON_PARAM_DIR "%s", name);
+	err = neuron_read_text(path, text, sizeof(text));
+	if (err)
+		return err;
+	errno = 0;
+	*val = strtoull(text, &end, 10);
+	return errno || end == text || (*end && *end != '\n') ? -EPROTO : 0;
+}
+
+int neuron_param_set(const char *name, unsigned long long val)
+{
+	char path[128], text[32];
+
+	snprintf(path, sizeof(path), NEURON_PARAM_DIR "%s", name);
+	snprintf(text, sizeof(text), "%llu\n", val);
+	return neuron_sysfs_write(path, text);
+}

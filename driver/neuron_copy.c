@@ -38,13 +38,28 @@
 /* User memory is pinned and moved by windows of this many pages. */
 #define NEURON_COPY_WINDOW_PAGES	512
 
-/* The device address of [@off, @off + @len) of @mem, if inside it. */
-static int neuron_copy_addr(struct neuron_mem *mem, u64 off, u64 len, u64 *addr)
+/* [@off, @off + @len) of @mem as a side of a transfer, if inside it. */
+static int neuron_copy_addr(struct neuron_mem *mem, u64 off, u64 len,
+			    struct neuron_dma_side *side)
 {
 	if (off > mem->size || len > mem->size - off)
 		return -EINVAL;
-	*addr = (mem->kind == NEURON_MEM_DEVICE ? mem->dev_addr : mem->iova) + off;
+	if (mem->kind == NEURON_MEM_DEVICE)
+		*side = (struct neuron_dma_side){ .addr = mem->dev_addr + off };
+	else
+		*side = (struct neuron_dma_side){
+			.addr = off, .pages = mem->dma, .npages = mem->npages,
+		};
 	return 0;
+}
+
+/* Byte @off of the pinned user pages of @req as a side of a transfer. */
+static struct neuron_dma_side neuron_copy_user_side(const struct neuron_dma_req *req,
+						    u64 off)
+{
+	return (struct neuron_dma_side){
+		.addr = off, .pages = req->dma, .npages = req->npages,
+	};
 }
 
 /**
@@ -263,7 +278,8 @@ static int neuron_copy_pin(struct neuron_device *nd, struct neuron_dma_req *req,
  * pinned pages, two in flight at a time, so that little is pinned at once.
  */
 static int neuron_copy_user_sync(struct neuron_file *nf, struct neuron_mem *mem,
-				 struct neuron_dma_queue *q, u64 dev,
+				 struct neuron_dma_queue *q,
+				 const struct neuron_dma_side *dev,
 				 u64 uaddr, u64 size, bool to_user)
 {
 	struct neuron_device *nd = nf->nd;
@@ -292,8 +308,12 @@ static int neuron_copy_user_sync(struct neuron_file *nf, struct neuron_mem *mem,
 		req->key = nf->key;
 		req->report = done + len == size;
 		seg.len = len;
-		seg.src = to_user ? dev + done : req->iova + offset_in_page(ua);
-		seg.dst = to_user ? req->iova + offset_in_page(ua) : dev + done;
+		seg.src = to_user ? *dev : neuron_copy_user_side(req, offset_in_page(ua));
+		seg.dst = to_user ? neuron_copy_user_side(req, offset_in_page(ua)) : *dev;
+		if (to_user)
+			seg.src.addr += done;
+		else
+			seg.dst.addr += done;
 		ret = neuron_dma_submit(q, req, &seg);
 		if (prev) {
 			ret2 = neuron_job_wait(&prev->job, KTIME_MAX, false);
@@ -318,7 +338,8 @@ static int neuron_copy_user_sync(struct neuron_file *nf, struct neuron_mem *mem,
  * submission: a queue reset cannot fall between its parts.
  */
 static int neuron_copy_user_async(struct neuron_file *nf, struct neuron_mem *mem,
-				  struct neuron_dma_queue *q, u64 dev,
+				  struct neuron_dma_queue *q,
+				  const struct neuron_dma_side *dev,
 				  u64 uaddr, struct neuron_copy *c, bool to_user)
 {
 	struct neuron_dma_seg seg = { .len = c->size };
@@ -336,8 +357,8 @@ static int neuron_copy_user_async(struct neuron_file *nf, struct neuron_mem *mem
 		neuron_job_put(&req->job);
 		return ret;
 	}
-	seg.src = to_user ? dev : req->iova + offset_in_page(uaddr);
-	seg.dst = to_user ? req->iova + offset_in_page(uaddr) : dev;
+	seg.src = to_user ? *dev : neuron_copy_user_side(req, offset_in_page(uaddr));
+	seg.dst = to_user ? neuron_copy_user_side(req, offset_in_page(uaddr)) : *dev;
 	return neuron_copy_run(nf, q, req, &seg, true, &c->seqno);
 }
 
@@ -346,9 +367,9 @@ static int neuron_copy_user(struct neuron_file *nf, struct neuron_copy *c)
 {
 	bool to_user = !c->dst_handle;
 	u64 uaddr = to_user ? c->dst_ptr : c->src_ptr;
+	struct neuron_dma_side dev;
 	struct neuron_dma_queue *q;
 	struct neuron_mem *mem;
-	u64 dev;
 	int ret;
 
 	mem = neuron_mem_lookup(nf, to_user ? c->src_handle : c->dst_handle);
@@ -366,9 +387,9 @@ static int neuron_copy_user(struct neuron_file *nf, struct neuron_copy *c)
 	if (IS_ERR(q))
 		ret = PTR_ERR(q);
 	else if (c->flags & NEURON_COPY_ASYNC)
-		ret = neuron_copy_user_async(nf, mem, q, dev, uaddr, c, to_user);
+		ret = neuron_copy_user_async(nf, mem, q, &dev, uaddr, c, to_user);
 	else
-		ret = neuron_copy_user_sync(nf, mem, q, dev, uaddr, c->size, to_user);
+		ret = neuron_copy_user_sync(nf, mem, q, &dev, uaddr, c->size, to_user);
 	neuron_nc_exit(nf, BIT_ULL(mem->nc));
 out:
 	neuron_mem_put(mem);

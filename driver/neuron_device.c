@@ -152,9 +152,13 @@ static int neuron_hal_check(const struct ndhal *hal)
 	    (!ops->dram_alloc || !ops->dram_free || !ops->dma_map || !ops->dma_unmap))
 		return -EINVAL;
 	if ((hal->caps & NEURON_CAP_COPY) &&
-	    (!(hal->caps & NEURON_CAP_MEM) || !ops->irq_request || !ops->irq_free ||
-	     !ops->irq_sync || !ops->coherent_alloc || !ops->coherent_free ||
-	     !ops->dma_queue_start || !ops->dma_queue_kick || !ops->dma_queue_stop))
+	    (!(hal->caps & NEURON_CAP_MEM) || !ops->coherent_alloc ||
+	     !ops->coherent_free || !ops->dma_desc || !ops->dma_queue_start ||
+	     !ops->dma_queue_kick || !ops->dma_queue_stop))
+		return -EINVAL;
+	/* An engine that reports does so by interrupt. */
+	if ((hal->caps & NEURON_CAP_COPY) && !ops->dma_marker &&
+	    (!ops->irq_request || !ops->irq_free || !ops->irq_sync))
 		return -EINVAL;
 	if ((hal->caps & NEURON_CAP_SEM) && !ops->sem_update)
 		return -EINVAL;

@@ -66,17 +66,27 @@ static inline void neuron_hw_dram_free(struct neuron_device *nd,
 	nd->hal->ops->dram_free(nd, mem);
 }
 
-static inline int neuron_hw_dma_map(struct neuron_device *nd, struct page **pages,
-				    unsigned long npages, u64 *iova)
+/* Optional: 0 (no page frame) for a backend whose memory has pages. */
+static inline unsigned long neuron_hw_dram_pfn(struct neuron_device *nd,
+					       struct neuron_mem *mem,
+					       unsigned long i)
 {
 	neuron_hw_assert(nd);
-	return nd->hal->ops->dma_map(nd, pages, npages, iova);
+	return nd->hal->ops->dram_pfn ? nd->hal->ops->dram_pfn(nd, mem, i) : 0;
 }
 
-static inline void neuron_hw_dma_unmap(struct neuron_device *nd, u64 iova)
+static inline int neuron_hw_dma_map(struct neuron_device *nd, struct page **pages,
+				    unsigned long npages, u64 *addrs)
 {
 	neuron_hw_assert(nd);
-	nd->hal->ops->dma_unmap(nd, iova);
+	return nd->hal->ops->dma_map(nd, pages, npages, addrs);
+}
+
+static inline void neuron_hw_dma_unmap(struct neuron_device *nd,
+				       unsigned long npages, const u64 *addrs)
+{
+	neuron_hw_assert(nd);
+	nd->hal->ops->dma_unmap(nd, npages, addrs);
 }
 
 static inline int neuron_hw_coherent_alloc(struct neuron_device *nd, size_t size,
@@ -122,11 +132,29 @@ static inline int neuron_hw_dma_queue_start(struct neuron_device *nd,
 	return nd->hal->ops->dma_queue_start(nd, cfg);
 }
 
-static inline void neuron_hw_dma_queue_kick(struct neuron_device *nd, u32 engine,
-					    u32 queue, u32 prod)
+static inline void neuron_hw_dma_desc(struct neuron_device *nd,
+				      struct neuron_udma_desc *tx,
+				      struct neuron_udma_desc *rx,
+				      const struct ndhal_dma_packet *p)
 {
 	neuron_hw_assert(nd);
-	nd->hal->ops->dma_queue_kick(nd, engine, queue, prod);
+	nd->hal->ops->dma_desc(nd, tx, rx, p);
+}
+
+static inline void neuron_hw_dma_queue_kick(struct neuron_device *nd, u32 engine,
+					    u32 queue, u32 prod, u32 added)
+{
+	neuron_hw_assert(nd);
+	nd->hal->ops->dma_queue_kick(nd, engine, queue, prod, added);
+}
+
+/* Optional: 0 (no error known) for a backend that reports its own. */
+static inline u32 neuron_hw_dma_queue_error(struct neuron_device *nd, u32 engine,
+					    u32 queue)
+{
+	neuron_hw_assert(nd);
+	return nd->hal->ops->dma_queue_error ?
+	       nd->hal->ops->dma_queue_error(nd, engine, queue) : 0;
 }
 
 static inline void neuron_hw_dma_queue_stop(struct neuron_device *nd, u32 engine,

@@ -78,6 +78,56 @@ struct page **neuron_pages_alloc(unsigned long npages)
 }
 EXPORT_SYMBOL_NS_GPL(neuron_pages_alloc, NEURON_NS);
 
+/**
+ * neuron_pages_dma_map() - map host pages for the device
+ * @nd: the device.
+ * @pages: the pages.
+ * @npages: how many.
+ * @addrs: gets an array of the device address of each page (charged to
+ *	the caller's memory cgroup), for neuron_pages_dma_unmap().
+ *
+ * Called where the backend may be called (neuron_hw.h). Return: 0,
+ * -ENOMEM or the backend's error (nothing is mapped then).
+ */
+int neuron_pages_dma_map(struct neuron_device *nd, struct page **pages,
+			 unsigned long npages, u64 **addrs)
+{
+	u64 *a = kvmalloc_array(npages, sizeof(*a), GFP_KERNEL_ACCOUNT);
+	int ret;
+
+	if (!a)
+		return -ENOMEM;
+	ret = neuron_hw_dma_map(nd, pages, npages, a);
+	if (ret) {
+		kvfree(a);
+		return ret;
+	}
+	*addrs = a;
+	return 0;
+}
+
+/* Undo neuron_pages_dma_map() (nothing if *@addrs is NULL). */
+void neuron_pages_dma_unmap(struct neuron_device *nd, unsigned long npages,
+			    u64 **addrs)
+{
+	if (!*addrs)
+		return;
+	neuron_hw_dma_unmap(nd, npages, *addrs);
+	kvfree(*addrs);
+	*addrs = NULL;
+}
+
+/* Do the @npages pages at @addrs form one range for the device? */
+bool neuron_dma_contiguous(const u64 *addrs, unsigned long npages)
+{
+	unsigned long i;
+
+	for (i = 1; i < npages; i++)
+		if (addrs[i] != addrs[0] + i * PAGE_SIZE)
+			return false;
+	return true;
+}
+
 void neuron_pages_free(struct page **pages, unsigned long npages)
 {
 	unsigned long i;
@@ -255,8 +305,7 @@ static void neuron_mem_res_release(struct neuron_device *nd,
 		/* The backend's pages went with it: a fault now only SIGBUSes. */
 		mem->pages = NULL;
 	} else {
-		neuron_hw_dma_unmap(nd, mem->iova);
-		mem->iova = 0;
+		neuron_pages_dma_unmap(nd, mem->npages, &mem->dma);
 	}
 }
 
@@ -308,7 +357,7 @@ static int neuron_host_alloc(struct neuron_device *nd, struct neuron_mem *mem)
 	mem->pages = neuron_pages_alloc(mem->npages);
 	if (!mem->pages)
 		goto err_uncharge;
-	ret = neuron_hw_dma_map(nd, mem->pages, mem->npages, &mem->iova);
+	ret = neuron_pages_dma_map(nd, mem->pages, mem->npages, &mem->dma);
 	if (ret) {
 		neuron_pages_free(mem->pages, mem->npages);
 		goto err_uncharge;

@@ -22,7 +22,8 @@
  * @channel: DRAM channel of device memory.
  * @size: bytes, a multiple of PAGE_SIZE.
  * @dev_addr: device memory: its address on the device.
- * @iova: host memory: its address for the device (ndhal_ops.dma_map).
+ * @dma: host memory: the device address of each page (ndhal_ops.dma_map),
+ *	@npages entries; NULL while not mapped.
  * @npages: entries in @pages.
  * @pages: the backing pages (device memory of the simulator: its pages,
  *	given back with @res).
@@ -46,7 +47,7 @@ struct neuron_mem {
 	u32 channel;
 	u64 size;
 	u64 dev_addr;
-	u64 iova;
+	u64 *dma;
 	unsigned long npages;
 	struct page **pages;
 	struct neuron_hw_res res;
@@ -71,6 +72,11 @@ void neuron_mem_put(struct neuron_mem *mem);
 struct page **neuron_pages_alloc(unsigned long npages);
 void neuron_pages_free(struct page **pages, unsigned long npages);
 int neuron_pin_charge(struct neuron_pin_charge *charge, unsigned long npages);
+int neuron_pages_dma_map(struct neuron_device *nd, struct page **pages,
+			 unsigned long npages, u64 **addrs);
+void neuron_pages_dma_unmap(struct neuron_device *nd, unsigned long npages,
+			    u64 **addrs);
+bool neuron_dma_contiguous(const u64 *addrs, unsigned long npages);
 void neuron_pin_uncharge(struct neuron_pin_charge *charge);
 
 /* neuron_mmap.c */

@@ -18,7 +18,7 @@
  *
  * Locking:
  *  - nn->lock (mutex) serialises setup, teardown, consume, mmap lookups,
- *    file release and unplug; it guards the owner, ring and iova of every
+ *    file release and unplug; it guards the owner, ring and mapping of every
  *    queue, the interrupt reference counts and nn->dead, and is held
  *    across every call into the backend.
  *  - q->lock (spinlock, taken in the hard interrupt handler) guards what
@@ -94,7 +94,8 @@ struct neuron_notify_ring {
  * @type: its NEURON_NOTIFY_* type.
  * @owner: the file that set it up, NULL while free. Under nn->lock.
  * @ring: the ring while set up. Under nn->lock.
- * @iova: device address of @ring. Under nn->lock.
+ * @dma: the device address of each page of @ring (one range for the
+ *	device). Under nn->lock.
  * @lock: guards the fields below (see the top of the file).
  * @active: set up and readable by the handler.
  * @gen: bumped at every setup and teardown: a waiter that sees it change
@@ -115,7 +116,7 @@ struct neuron_notify_queue {
 	u32 type;
 	struct neuron_file *owner;
 	struct neuron_notify_ring *ring;
-	u64 iova;
+	u64 *dma;
 	spinlock_t lock;		/* see above */
 	bool active;
 	u32 gen;
@@ -399,10 +400,9 @@ static void neuron_notify_stop_locked(struct neuron_notify_dev *nn,
 	efd = neuron_notify_deactivate(q);
 	neuron_hw_notify_fini(nd, q->nc, q->type);
 	neuron_notify_irq_put_locked(nd, nn, q->nc);
-	neuron_hw_dma_unmap(nd, q->iova);
+	neuron_pages_dma_unmap(nd, q->ring->npages, &q->dma);
 	neuron_notify_ring_put(q->ring);
 	q->ring = NULL;
-	q->iova = 0;
 	/* A file released during the removal left its queue ownerless. */
 	if (q->owner)
 		q->owner->nqueues--;
@@ -423,8 +423,8 @@ int neuron_ioctl_notify_setup(struct neuron_file *nf, void *arg)
 	struct eventfd_ctx *efd = NULL;
 	struct neuron_notify_queue *q;
 	unsigned int max_queues;
+	u64 *dma = NULL;
 	int idx, ret;
-	u64 iova;
 
 	if (!nn)
 		return -EOPNOTSUPP;
@@ -467,9 +467,13 @@ int neuron_ioctl_notify_setup(struct neuron_file *nf, void *arg)
 	ret = -ENOSPC;
 	if (max_queues && nf->nqueues >= max_queues)
 		goto err_unlock;
-	ret = neuron_hw_dma_map(nd, ring->pages, ring->npages, &iova);
+	ret = neuron_pages_dma_map(nd, ring->pages, ring->npages, &dma);
 	if (ret)
 		goto err_unlock;
+	/* The device writes the ring as one range. */
+	ret = -ENOMEM;
+	if (!neuron_dma_contiguous(dma, ring->npages))
+		goto err_unmap;
 	ret = neuron_notify_irq_get_locked(nd, nn, s->nc);
 	if (ret)
 		goto err_unmap;
@@ -486,7 +490,7 @@ int neuron_ioctl_notify_setup(struct neuron_file *nf, void *arg)
 	q->gen++;
 	q->active = true;
 	spin_unlock_irq(&q->lock);
-	ret = neuron_hw_notify_init(nd, s->nc, s->type, iova, s->entries, nf->key);
+	ret = neuron_hw_notify_init(nd, s->nc, s->type, dma[0], s->entries, nf->key);
 	if (ret) {
 		/* Undo by hand: the eventfd is still the caller's to drop. */
 		neuron_notify_deactivate(q);
@@ -497,7 +501,7 @@ int neuron_ioctl_notify_setup(struct neuron_file *nf, void *arg)
 	q->owner = nf;
 	nf->nqueues++;
 	q->ring = ring;
-	q->iova = iova;
+	q->dma = dma;
 	mutex_unlock(&nn->lock);
 	neuron_dev_exit(nd, idx);
 	neuron_nc_exit(nf, BIT_ULL(s->nc));
@@ -511,7 +515,7 @@ int neuron_ioctl_notify_setup(struct neuron_file *nf, void *arg)
 	return 0;
 
 err_unmap:
-	neuron_hw_dma_unmap(nd, iova);
+	neuron_pages_dma_unmap(nd, ring->npages, &dma);
 err_unlock:
 	mutex_unlock(&nn->lock);
 	neuron_dev_exit(nd, idx);

@@ -63,8 +63,8 @@ static void neuron_dma_req_retire(struct neuron_job *job)
 	struct neuron_device *nd = job->nd;
 	int i;
 
-	if (req->iova)
-		neuron_hw_res_put(nd, &req->iova_res);
+	if (req->dma)
+		neuron_hw_res_put(nd, &req->dma_res);
 	if (req->pages) {
 		unpin_user_pages_dirty_lock(req->pages, req->npages, req->dirty);
 		kvfree(req->pages);
@@ -93,18 +93,17 @@ static const struct neuron_job_ops neuron_dma_req_ops = {
 
 static void neuron_dma_req_unmap(struct neuron_device *nd, struct neuron_hw_res *res)
 {
-	struct neuron_dma_req *req = container_of(res, struct neuron_dma_req, iova_res);
+	struct neuron_dma_req *req = container_of(res, struct neuron_dma_req, dma_res);
 
-	neuron_hw_dma_unmap(nd, req->iova);
-	req->iova = 0;
+	neuron_pages_dma_unmap(nd, req->npages, &req->dma);
 }
 
 /**
  * neuron_dma_req_map() - map the request's pages for the device
  * @req: the request, with its @pages pinned.
  *
- * Takes the removal guard. Return: 0 (@req->iova set), -ENODEV, or the
- * backend's error.
+ * Takes the removal guard. Return: 0 (@req->dma set), -ENODEV, -ENOMEM,
+ * or the backend's error.
  */
 int neuron_dma_req_map(struct neuron_dma_req *req)
 {
@@ -113,9 +112,9 @@ int neuron_dma_req_map(struct neuron_dma_req *req)
 
 	if (!neuron_dev_enter(nd, &idx))
 		return -ENODEV;
-	ret = neuron_hw_dma_map(nd, req->pages, req->npages, &req->iova);
+	ret = neuron_pages_dma_map(nd, req->pages, req->npages, &req->dma);
 	if (!ret)
-		neuron_hw_res_add(nd, &req->iova_res, neuron_dma_req_unmap);
+		neuron_hw_res_add(nd, &req->dma_res, neuron_dma_req_unmap);
 	neuron_dev_exit(nd, idx);
 	return ret;
 }
@@ -204,6 +203,8 @@ static int neuron_dma_queue_program_locked(struct neuron_dma_queue *q)
 
 	lockdep_assert_held(&q->submit_lock);
 	memset(q->status.va, 0, sizeof(struct neuron_dma_status));
+	if (q->marker)
+		memset(q->marks.va, 0, q->marks.size);
 	spin_lock_irq(&q->lock);
 	q->prod = 0;
 	q->published = 0;
@@ -231,6 +232,68 @@ static void neuron_dma_fail_pending_locked(struct neuron_dma_queue *q, int statu
 }
 
 /*
+ * Marker backends: the newest marker that landed tells how far the engine
+ * got (it runs the ring in order, and the write barrier of the packet
+ * before each marker puts the data first). With no marker new, ask the
+ * backend whether the engine stopped on an error. Runs every jiffy while
+ * the queue has work (a kick starts it); never sleeps for the device.
+ */
+static void neuron_dma_poll_work(struct work_struct *work)
+{
+	struct neuron_dma_queue *q = container_of(to_delayed_work(work),
+						  struct neuron_dma_queue, poll_work);
+	__le32 *marks = q->marks.va;
+	u32 done, pub, i, j, err = 0;
+	bool more;
+	int idx;
+
+	spin_lock_irq(&q->lock);
+	done = q->done_idx;
+	pub = q->published;
+	spin_unlock_irq(&q->lock);
+	for (i = pub; i != done; i--) {
+		u32 slot = neuron_ring_slot(NEURON_DMA_RING_ENTRIES, i - 1);
+
+		if (le32_to_cpu(READ_ONCE(marks[slot])) == NEURON_DMA_MARK)
+			break;
+	}
+	if (i != done) {
+		/* What the device wrote before the marker, before what we do next. */
+		dma_rmb();
+		for (j = done; j != i; j++)
+			WRITE_ONCE(marks[neuron_ring_slot(NEURON_DMA_RING_ENTRIES, j)], 0);
+	} else if (done != pub && neuron_dev_enter(q->nd, &idx)) {
+		err = neuron_hw_dma_queue_error(q->nd, q->engine, 0);
+		neuron_dev_exit(q->nd, idx);
+	}
+	spin_lock_irq(&q->lock);
+	/* Only this work moves the count of a marker queue (a reset cancels it first). */
+	q->done_idx = i;
+	if (err && !q->error)
+		q->error = err;
+	more = q->done_idx != q->published && !q->error && !q->stopped;
+	spin_unlock_irq(&q->lock);
+	if (i != done || err) {
+		schedule_work(&q->retire_work);
+		wake_up_all(&q->wait);
+	}
+	if (more)
+		schedule_delayed_work(&q->poll_work, 1);
+}
+
+/*
+ * Wait until nothing that takes the engine's progress runs: its interrupt
+ * handler, or the marker poll (which a later kick starts again).
+ */
+static void neuron_dma_progress_sync(struct neuron_dma_queue *q)
+{
+	if (q->marker)
+		cancel_delayed_work_sync(&q->poll_work);
+	else
+		neuron_hw_irq_sync(q->nd, NEURON_IRQ_DMA(q->nc->index));
+}
+
+/*
  * After a device error or a hang: reset the NC's queue through the ops
  * (stop the engine, wait for its interrupt to finish), fail every job
  * still pending on it (the engine halted inside the first of them) and
@@ -254,7 +317,7 @@ static void neuron_dma_queue_reset(struct neuron_dma_queue *q)
 		return;
 	}
 	neuron_hw_dma_queue_stop(nd, q->engine, 0);
-	neuron_hw_irq_sync(nd, NEURON_IRQ_DMA(nc->index));
+	neuron_dma_progress_sync(q);
 	cancel_delayed_work(&q->hang_work);
 	spin_lock_irq(&q->lock);
 	err = q->error;
@@ -352,10 +415,14 @@ static void neuron_dma_queue_hw_free(struct neuron_dma_queue *q)
 	struct neuron_device *nd = q->nd;
 
 	if (q->pattern) {
-		neuron_hw_dma_unmap(nd, q->pattern_iova);
+		neuron_hw_dma_unmap(nd, 1, &q->pattern_iova);
 		__free_page(q->pattern);
 		q->pattern = NULL;
 		q->pattern_byte = -1;
+	}
+	if (q->marker) {
+		neuron_ring_free(nd, &q->mark_src);
+		neuron_ring_free(nd, &q->marks);
 	}
 	neuron_ring_free(nd, &q->status);
 	neuron_ring_free(nd, &q->rx);
@@ -377,6 +444,7 @@ static struct neuron_dma_queue *neuron_dma_queue_create_locked(struct neuron_nc 
 	q->nc = nc;
 	q->engine = nc->index * nd->hal->arch->dma_engines_per_nc;
 	q->pattern_byte = -1;
+	q->marker = nd->hal->ops->dma_marker;
 	mutex_init(&q->submit_lock);
 	spin_lock_init(&q->lock);
 	neuron_timeline_init(&q->timeline, &q->lock);
@@ -384,6 +452,7 @@ static struct neuron_dma_queue *neuron_dma_queue_create_locked(struct neuron_nc 
 	init_waitqueue_head(&q->wait);
 	INIT_WORK(&q->retire_work, neuron_dma_retire_work);
 	INIT_DELAYED_WORK(&q->hang_work, neuron_dma_hang_work);
+	INIT_DELAYED_WORK(&q->poll_work, neuron_dma_poll_work);
 
 	ret = neuron_ring_alloc(nd, &q->tx, NEURON_DMA_RING_ENTRIES,
 				sizeof(struct neuron_udma_desc));
@@ -396,10 +465,21 @@ static struct neuron_dma_queue *neuron_dma_queue_create_locked(struct neuron_nc 
 	ret = neuron_ring_alloc(nd, &q->status, 1, sizeof(struct neuron_dma_status));
 	if (ret)
 		goto err_rx;
-	ret = neuron_hw_irq_request(nd, NEURON_IRQ_DMA(nc->index),
-				    neuron_dma_irq, q);
-	if (ret)
-		goto err_status;
+	if (q->marker) {
+		ret = neuron_ring_alloc(nd, &q->marks, NEURON_DMA_RING_ENTRIES,
+					sizeof(__le32));
+		if (ret)
+			goto err_status;
+		ret = neuron_ring_alloc(nd, &q->mark_src, 1, sizeof(__le32));
+		if (ret)
+			goto err_marks;
+		*(__le32 *)q->mark_src.va = cpu_to_le32(NEURON_DMA_MARK);
+	} else {
+		ret = neuron_hw_irq_request(nd, NEURON_IRQ_DMA(nc->index),
+					    neuron_dma_irq, q);
+		if (ret)
+			goto err_status;
+	}
 	mutex_lock(&q->submit_lock);
 	ret = neuron_dma_queue_program_locked(q);
 	mutex_unlock(&q->submit_lock);
@@ -408,7 +488,13 @@ static struct neuron_dma_queue *neuron_dma_queue_create_locked(struct neuron_nc 
 	return q;
 
 err_irq:
-	neuron_hw_irq_free(nd, NEURON_IRQ_DMA(nc->index));
+	if (!q->marker)
+		neuron_hw_irq_free(nd, NEURON_IRQ_DMA(nc->index));
+	else
+		neuron_ring_free(nd, &q->mark_src);
+err_marks:
+	if (q->marker)
+		neuron_ring_free(nd, &q->marks);
 err_status:
 	neuron_ring_free(nd, &q->status);
 err_rx:
@@ -469,6 +555,20 @@ bool neuron_dma_queue_failed(struct neuron_dma_queue *q)
 /* ---- submission ---- */
 
 /*
+ * Packets that may still be written: NEURON_DMA_RING_GAP slots stay empty,
+ * and one more is kept for the marker of a marker queue. Called with
+ * submit_lock or q->lock held.
+ */
+static u32 neuron_dma_room(const struct neuron_dma_queue *q)
+{
+	u32 keep = NEURON_DMA_RING_GAP + (q->marker ? 1 : 0);
+	u32 used = q->prod - q->done_idx;
+
+	return used + keep >= NEURON_DMA_RING_ENTRIES ? 0 :
+	       NEURON_DMA_RING_ENTRIES - keep - used;
+}
+
+/*
  * Can the submitter go on: room for one more packet and the pattern free
  * when @need_idle, or something that ends the wait (an error, the queue
  * stopped, the device gone)?
@@ -481,11 +581,13 @@ static bool neuron_dma_can_go(struct neuron_dma_queue *q, bool need_idle)
 	if (need_idle)
 		ok = q->done_idx == q->prod;
 	else
-		ok = neuron_ring_space(NEURON_DMA_RING_ENTRIES, q->prod, q->done_idx) > 0;
+		ok = neuron_dma_room(q) > 0;
 	ok = ok || q->error || q->stopped;
 	spin_unlock_irq(&q->lock);
 	return ok || neuron_dev_unplugged(q->nd);
 }
+
+static void neuron_dma_write_marker_locked(struct neuron_dma_queue *q);
 
 /*
  * Hand the descriptors written so far to the engine. The descriptors are
@@ -496,14 +598,22 @@ static bool neuron_dma_can_go(struct neuron_dma_queue *q, bool need_idle)
  */
 static void neuron_dma_kick_locked(struct neuron_dma_queue *q)
 {
+	u32 added;
+
 	lockdep_assert_held(&q->submit_lock);
+	if (q->marker && q->prod != q->published)
+		neuron_dma_write_marker_locked(q);
+	added = q->prod - q->published;
 	spin_lock_irq(&q->lock);
 	q->published = q->prod;
 	spin_unlock_irq(&q->lock);
 	/* Descriptors (coherent memory) before the doorbell, MMIO included. */
 	wmb();
-	neuron_hw_dma_queue_kick(q->nd, q->engine, 0, q->prod);
+	if (added)
+		neuron_hw_dma_queue_kick(q->nd, q->engine, 0, q->prod, added);
 	mod_delayed_work(system_wq, &q->hang_work, neuron_job_timeout());
+	if (q->marker)
+		schedule_delayed_work(&q->poll_work, 1);
 }
 
 /*
@@ -534,21 +644,70 @@ static void neuron_dma_write_packet(struct neuron_dma_queue *q,
 				    const struct neuron_dma_req *req, u64 src,
 				    u64 dst, u32 len, bool irq, bool last)
 {
-	u32 gen = neuron_ring_gen(NEURON_DMA_RING_ENTRIES, q->prod);
-	u32 flags = NEURON_DESC_FIRST | NEURON_DESC_LAST;
-	struct neuron_udma_desc *tx = neuron_ring_entry(&q->tx, q->prod);
-	struct neuron_udma_desc *rx = neuron_ring_entry(&q->rx, q->prod);
-
-	neuron_desc_encode(tx, src, len, gen, flags);
-	if (irq)
-		flags |= NEURON_DESC_INT;
-	neuron_desc_encode(rx, dst, len, gen, flags);
-	if (req->key) {
-		tx->meta = cpu_to_le32(req->tag);
-		rx->meta = cpu_to_le32((req->key & NEURON_DESC_KEY) |
-				       (last && req->report ? NEURON_DESC_KEY_END : 0));
-	}
+	q->last = (struct ndhal_dma_packet){
+		.src = src,
+		.dst = dst,
+		.len = len,
+		.lap = neuron_ring_gen(NEURON_DMA_RING_ENTRIES, q->prod),
+		.irq = irq && !q->marker,
+		.key = req->key & NEURON_DESC_KEY,
+		.tag = req->key ? req->tag : 0,
+		.end = req->key && last && req->report,
+	};
+	neuron_hw_dma_desc(q->nd, neuron_ring_entry(&q->tx, q->prod),
+			   neuron_ring_entry(&q->rx, q->prod), &q->last);
 	q->prod++;
+}
+
+/*
+ * Before the doorbell of a marker queue: the last data packet gets the
+ * write barrier (it is not the engine's yet), and a marker packet follows
+ * it, copying NEURON_DMA_MARK into the slot of the marker's index. The
+ * room for it was kept (neuron_dma_room()).
+ */
+static void neuron_dma_write_marker_locked(struct neuron_dma_queue *q)
+{
+	u32 at = q->prod - 1;
+	struct ndhal_dma_packet p = q->last;
+
+	lockdep_assert_held(&q->submit_lock);
+	p.barrier = true;
+	neuron_hw_dma_desc(q->nd, neuron_ring_entry(&q->tx, at),
+			   neuron_ring_entry(&q->rx, at), &p);
+	p = (struct ndhal_dma_packet){
+		.src = q->mark_src.iova,
+		.dst = q->marks.iova + (u64)neuron_ring_slot(NEURON_DMA_RING_ENTRIES, q->prod) *
+				       sizeof(__le32),
+		.len = sizeof(__le32),
+		.lap = neuron_ring_gen(NEURON_DMA_RING_ENTRIES, q->prod),
+	};
+	neuron_hw_dma_desc(q->nd, neuron_ring_entry(&q->tx, q->prod),
+			   neuron_ring_entry(&q->rx, q->prod), &p);
+	q->prod++;
+}
+
+/*
+ * The device address of byte @off of @s; shortens *@len so that a packet
+ * stays inside one run of host pages the device sees as contiguous.
+ */
+static u64 neuron_dma_side_at(const struct neuron_dma_side *s, u64 off, u32 *len)
+{
+	u64 at = s->addr + off;
+	unsigned long i = at >> PAGE_SHIFT, j;
+	u32 run;
+
+	if (!s->pages)
+		return at;
+	if (WARN_ON_ONCE(i >= s->npages)) {
+		*len = 0;
+		return 0;
+	}
+	run = PAGE_SIZE - offset_in_page(at);
+	for (j = i; run < *len && j + 1 < s->npages &&
+	     s->pages[j + 1] == s->pages[j] + PAGE_SIZE; j++)
+		run += PAGE_SIZE;
+	*len = min(*len, run);
+	return s->pages[i] + offset_in_page(at);
 }
 
 /*
@@ -641,7 +800,7 @@ int neuron_dma_submit(struct neuron_dma_queue *q, struct neuron_dma_req *req,
 	struct neuron_device *nd = q->nd;
 	u32 max = seg->src_fixed ? PAGE_SIZE : NEURON_DESC_MAX_LEN;
 	u32 first;
-	u64 src = seg->src, off = 0;
+	u64 src = 0, dst, off = 0;
 	bool in = true;
 	int idx, ret;
 
@@ -668,11 +827,20 @@ int neuron_dma_submit(struct neuron_dma_queue *q, struct neuron_dma_req *req,
 	}
 	while (off < seg->len) {
 		u32 len = min_t(u64, seg->len - off, max);
-		bool last = off + len == seg->len;
-		bool irq = last || !((q->prod + 1) % NEURON_DMA_INT_EVERY);
+		bool last, irq;
 
-		if (!neuron_dma_can_go(q, false) ||
-		    !neuron_ring_space(NEURON_DMA_RING_ENTRIES, q->prod, q->done_idx)) {
+		if (!seg->src_fixed)
+			src = neuron_dma_side_at(&seg->src, off, &len);
+		dst = neuron_dma_side_at(&seg->dst, off, &len);
+		if (!len) {
+			ret = -EINVAL;
+			break;
+		}
+		last = off + len == seg->len;
+		/* A marker queue hears of its work only at the markers. */
+		if (q->marker && q->prod - q->published >= NEURON_DMA_MARK_BATCH)
+			neuron_dma_kick_locked(q);
+		if (!neuron_dma_can_go(q, false) || !neuron_dma_room(q)) {
 			ret = neuron_dma_wait_room_locked(q, &idx, false);
 			if (ret) {
 				in = false;
@@ -683,8 +851,8 @@ int neuron_dma_submit(struct neuron_dma_queue *q, struct neuron_dma_req *req,
 			ret = -EIO;
 			break;
 		}
-		neuron_dma_write_packet(q, req, src + (seg->src_fixed ? 0 : off),
-					seg->dst + off, len, irq, last);
+		irq = last || !((q->prod + 1) % NEURON_DMA_INT_EVERY);
+		neuron_dma_write_packet(q, req, src, dst, len, irq, last);
 		off += len;
 	}
 out:
@@ -729,7 +897,10 @@ void neuron_dma_unplug(struct neuron_device *nd)
 		 * (a reset waiting for it would deadlock the cancel); then the
 		 * engine stops and every job not retired fails with -ENODEV.
 		 */
-		neuron_hw_irq_free(nd, NEURON_IRQ_DMA(i));
+		if (q->marker)
+			cancel_delayed_work_sync(&q->poll_work);
+		else
+			neuron_hw_irq_free(nd, NEURON_IRQ_DMA(i));
 		cancel_delayed_work_sync(&q->hang_work);
 		cancel_work_sync(&q->retire_work);
 		neuron_hw_dma_queue_stop(nd, q->engine, 0);

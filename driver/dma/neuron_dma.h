@@ -11,13 +11,28 @@
  * reference of its own, never on the queue.
  *
  * A transfer is split in packets of one TX and one RX descriptor of equal
- * length (at most 64 KiB). The last packet of a request, and at least one
- * packet in every NEURON_DMA_INT_EVERY, asks for an interrupt; the engine
- * then writes how many packets it completed into struct neuron_dma_status
- * in host memory and raises the NC's DMA interrupt. That count is
- * untrusted: it must lie between what was already known and what was
- * submitted. A queue that makes no progress for neuron_job_timeout_ms while
- * it has work is hung: it is reset like a queue that reported an error.
+ * length (at most 64 KiB, and never across a break in the device's view
+ * of host pages); the backend writes the descriptors in its engine's
+ * format (ndhal_ops.dma_desc). How the driver learns of progress depends
+ * on the backend:
+ *  - an engine that reports (the simulator): the last packet of a
+ *    request, and at least one packet in every NEURON_DMA_INT_EVERY, asks
+ *    for an interrupt; the engine then writes how many packets it
+ *    completed into struct neuron_dma_status in host memory and raises the
+ *    NC's DMA interrupt;
+ *  - an engine that does not (silicon, ndhal_ops.dma_marker): every
+ *    doorbell is preceded by a marker packet that copies a magic word
+ *    (NEURON_DMA_MARK) into the marker slot of its index, in host memory;
+ *    the last data packet before it carries the write barrier, so the
+ *    marker lands after the data. A poll (a delayed work, every jiffy while
+ *    the queue has work) takes the newest marker that landed as the
+ *    completed count, and asks the backend whether the engine stopped on
+ *    an error when nothing moved.
+ * The count is untrusted: it must lie between what was already known and
+ * what was submitted. A queue that makes no progress for
+ * neuron_job_timeout_ms while it has work is hung: it is reset like a
+ * queue that reported an error. NEURON_DMA_RING_GAP slots are always kept
+ * empty (the engines' free-slot rule, docs/hw-facts.md).
  */
 #ifndef _NEURON_DMA_H
 #define _NEURON_DMA_H
@@ -32,9 +47,16 @@
 #include "neuron_common.h"
 #include "neuron_job.h"
 #include "dma/neuron_ring.h"
+#include "ndhal/ndhal.h"
 
 #define NEURON_DMA_RING_ENTRIES	4096
 #define NEURON_DMA_INT_EVERY	(NEURON_DMA_RING_ENTRIES / 4)
+/* Slots kept empty between the producer and the consumer. */
+#define NEURON_DMA_RING_GAP	16
+/* Data packets between two markers at most: half the ring, less the gap and the marker. */
+#define NEURON_DMA_MARK_BATCH	(NEURON_DMA_RING_ENTRIES / 2 - NEURON_DMA_RING_GAP - 1)
+/* What a marker packet copies into its slot. */
+#define NEURON_DMA_MARK		0xabcdef01
 
 /**
  * struct neuron_dma_status - written by the engine into host memory
@@ -59,17 +81,31 @@ struct neuron_dma_status {
 #define NEURON_DMA_ERR_HUNG	5	/* driver side: no progress in time */
 
 /**
+ * struct neuron_dma_side - one side of a transfer
+ * @addr: without @pages, a device address (device DRAM); with @pages, the
+ *	byte offset of the transfer's start in those host pages.
+ * @pages: the device address of each host page (neuron_pages_dma_map()),
+ *	or NULL.
+ * @npages: entries in @pages.
+ */
+struct neuron_dma_side {
+	u64 addr;
+	const u64 *pages;
+	unsigned long npages;
+};
+
+/**
  * struct neuron_dma_seg - a piece of a transfer
- * @src: device address read (TX side).
- * @dst: device address written (RX side).
- * @len: bytes.
+ * @src: what is read (TX side).
+ * @dst: what is written (RX side).
+ * @len: bytes; the caller checked that both sides hold them.
  * @src_fixed: a memset: every packet reads the queue's pattern page of
  *	@value (@src is ignored).
  * @value: the memset byte.
  */
 struct neuron_dma_seg {
-	u64 src;
-	u64 dst;
+	struct neuron_dma_side src;
+	struct neuron_dma_side dst;
 	u64 len;
 	bool src_fixed;
 	u8 value;
@@ -92,8 +128,8 @@ struct neuron_dma_seg {
  * @pages: host pages the transfer uses (pinned user pages).
  * @npages: entries in @pages.
  * @dirty: the device wrote @pages.
- * @iova: device address of @pages, 0 when not mapped.
- * @iova_res: the mapping as a backend resource (given back at the end or
+ * @dma: the device address of each of @pages, NULL when not mapped.
+ * @dma_res: the mapping as a backend resource (given back at the end or
  *	at the device's removal).
  * @charge: the charge of @pages to the caller's pinned memory
  *	(asynchronous copies of user memory), returned with them.
@@ -109,8 +145,8 @@ struct neuron_dma_req {
 	struct page **pages;
 	unsigned long npages;
 	bool dirty;
-	u64 iova;
-	struct neuron_hw_res iova_res;
+	u64 *dma;
+	struct neuron_hw_res dma_res;
 	struct neuron_pin_charge charge;
 };
 
@@ -126,7 +162,12 @@ static inline struct neuron_dma_req *neuron_job_to_dma(struct neuron_job *job)
  * @engine: engine index.
  * @tx: TX descriptor ring.
  * @rx: RX descriptor ring.
- * @status: one struct neuron_dma_status written by the engine.
+ * @status: one struct neuron_dma_status written by the engine (engines
+ *	that report).
+ * @marks: marker slots, one per ring index (marker backends).
+ * @mark_src: the word every marker packet copies, NEURON_DMA_MARK.
+ * @marker: the backend is a marker one (ndhal_ops.dma_marker).
+ * @last: the last data packet written, for the barrier of a marker.
  * @pattern: one page, mapped for the device, of the byte last used by a
  *	MEMSET; under @submit_lock.
  * @pattern_iova: its device address.
@@ -151,6 +192,7 @@ static inline struct neuron_dma_req *neuron_job_to_dma(struct neuron_job *job)
  * @wait: submitters waiting for ring space.
  * @retire_work: retires completed jobs, resets the queue on error.
  * @hang_work: declares the queue hung when it stops making progress.
+ * @poll_work: marker backends: looks for markers while there is work.
  */
 struct neuron_dma_queue {
 	struct neuron_device *nd;
@@ -159,6 +201,10 @@ struct neuron_dma_queue {
 	struct neuron_ring tx;
 	struct neuron_ring rx;
 	struct neuron_ring status;
+	struct neuron_ring marks;
+	struct neuron_ring mark_src;
+	bool marker;
+	struct ndhal_dma_packet last;
 	struct page *pattern;
 	u64 pattern_iova;
 	int pattern_byte;
@@ -177,6 +223,7 @@ struct neuron_dma_queue {
 	wait_queue_head_t wait;
 	struct work_struct retire_work;
 	struct delayed_work hang_work;
+	struct delayed_work poll_work;
 };
 
 extern unsigned int neuron_job_timeout_ms;

@@ -29,6 +29,7 @@
 
 struct neuron_device;
 struct neuron_mem;
+struct neuron_udma_desc;
 struct ndhal_arch_regs;
 
 /**
@@ -75,8 +76,8 @@ struct ndhal_arch {
  * @tx_iova: device address of the TX (read side) descriptor ring.
  * @rx_iova: device address of the RX (write side) descriptor ring.
  * @status_iova: device address where the engine writes its struct
- *	neuron_dma_status.
- * @vector: interrupt raised when @status changes.
+ *	neuron_dma_status (not for ndhal_ops.dma_marker backends).
+ * @vector: interrupt raised when @status changes (likewise).
  */
 struct ndhal_dma_queue_cfg {
 	u32 engine;
@@ -87,6 +88,36 @@ struct ndhal_dma_queue_cfg {
 	u64 rx_iova;
 	u64 status_iova;
 	unsigned int vector;
+};
+
+/**
+ * struct ndhal_dma_packet - one packet of a transfer, as the DMA layer
+ *	hands it to the backend (ndhal_ops.dma_desc)
+ * @src: device address read (the TX side): device DRAM, or a host address
+ *	from @dma_map or @coherent_alloc.
+ * @dst: device address written (the RX side), likewise.
+ * @len: bytes, 1 to 64 KiB.
+ * @lap: how many times the rings wrapped before the packet's index,
+ *	modulo 4 (the backend derives the descriptors' ring id from it).
+ * @irq: the engine reports its progress after this packet (backends
+ *	that report, not marker ones).
+ * @barrier: the last data packet before a marker: its data must have
+ *	landed before the engine writes anything after it.
+ * @key: the submitting file's notification key, 0 for the driver's own
+ *	work (see struct neuron_udma_desc).
+ * @tag: what the packet's COMPLETION or ERROR entry carries.
+ * @end: the last packet of a request whose end is reported (COMPLETION).
+ */
+struct ndhal_dma_packet {
+	u64 src;
+	u64 dst;
+	u32 len;
+	u32 lap;
+	bool irq;
+	bool barrier;
+	u32 key;
+	u32 tag;
+	bool end;
 };
 
 /**
@@ -149,14 +180,20 @@ struct ndhal_exec {
  *	with zeroed memory and fill its @pages; needed for NEURON_CAP_MEM.
  * @dram_free: undo @dram_alloc; called when the last user of @mem is gone,
  *	possibly after the device was removed.
- * @dma_map: make @npages host pages reachable by the device at one
- *	contiguous device-side address range starting at *@iova. The
- *	mapping must be coherent (the CPU and the device see each other's
- *	writes without cache maintenance, as on x86 PCIe): userspace reads
- *	and writes mapped host objects and notification rings directly, with
- *	no point where the driver could sync. Descriptor rings and status
- *	words use @coherent_alloc.
- * @dma_unmap: undo @dma_map of the range starting at @iova.
+ * @dram_pfn: optional: the page frame of page @i of device memory @mem,
+ *	for a user mapping (write-combined), for a backend whose device
+ *	memory is a BAR and has no pages (@mem->pages NULL); 0: none.
+ * @dram_uncleared: device memory from @dram_alloc may hold old data: the
+ *	core clears it with a DMA memset before anyone sees it.
+ * @dma_map: make @npages host pages reachable by the device: the device
+ *	address of page i goes to @addrs[i]; pages need not be contiguous
+ *	for the device (the DMA layer splits packets where they are not).
+ *	The mapping must be coherent (the CPU and the device see each
+ *	other's writes without cache maintenance, as on x86 PCIe): userspace
+ *	reads and writes mapped host objects and notification rings
+ *	directly, with no point where the driver could sync. Descriptor
+ *	rings and status words use @coherent_alloc.
+ * @dma_unmap: undo @dma_map of the @npages pages at @addrs.
  * @irq_request: call @handler (hard interrupt context) when the device
  *	raises interrupt @vector (NEURON_IRQ_*).
  * @irq_free: undo @irq_request; on return the handler no longer runs.
@@ -167,13 +204,23 @@ struct ndhal_exec {
  *	silicon), for descriptor rings and status words; @cookie is the
  *	backend's, handed back to @coherent_free. Needed for NEURON_CAP_COPY.
  * @coherent_free: undo @coherent_alloc.
+ * @dma_marker: the engine reports neither progress nor errors by itself
+ *	(silicon): the DMA layer appends a marker packet at each doorbell,
+ *	copying a magic word into host memory, and polls for it; no
+ *	interrupt and no status word are used for DMA.
+ * @dma_desc: write the TX and RX descriptors of packet @p at @tx and @rx,
+ *	in the engine's format. Needed for NEURON_CAP_COPY.
  * @dma_queue_start: program a DMA queue; its rings start at index 0.
  *	Return: 0 or a negative errno (the queue is then not started).
- * @dma_queue_kick: doorbell: descriptors below @prod (free running) are
- *	ready in both rings. The caller issued wmb() after writing them; a
- *	register doorbell is written with writel() (not _relaxed).
+ * @dma_queue_kick: doorbell: @added more descriptors, those below @prod
+ *	(free running), are ready in both rings. The caller issued wmb()
+ *	after writing them; a register doorbell is written with writel()
+ *	(not _relaxed).
  * @dma_queue_stop: stop a queue; on return the engine no longer reads its
  *	rings nor writes its status.
+ * @dma_queue_error: optional (marker backends): the NEURON_DMA_ERR_* the
+ *	queue's engine stopped on, 0 if it did not; asked while a queue
+ *	with work makes no progress.
  * @notify_init: optional (NEURON_CAP_NOTIFY needs it); program notification
  *	queue (@nc, @type): its header at device address @iova, a ring of
  *	@entries slots (a power of two) from @iova + NEURON_NOTIFY_ENTRY_OFFSET;
@@ -215,9 +262,13 @@ struct ndhal_ops {
 	void (*fini)(struct neuron_device *nd);
 	int (*dram_alloc)(struct neuron_device *nd, struct neuron_mem *mem);
 	void (*dram_free)(struct neuron_device *nd, struct neuron_mem *mem);
+	unsigned long (*dram_pfn)(struct neuron_device *nd, struct neuron_mem *mem,
+				  unsigned long i);
+	bool dram_uncleared;
 	int (*dma_map)(struct neuron_device *nd, struct page **pages,
-		       unsigned long npages, u64 *iova);
-	void (*dma_unmap)(struct neuron_device *nd, u64 iova);
+		       unsigned long npages, u64 *addrs);
+	void (*dma_unmap)(struct neuron_device *nd, unsigned long npages,
+			  const u64 *addrs);
 	int (*irq_request)(struct neuron_device *nd, unsigned int vector,
 			   irq_handler_t handler, void *data);
 	void (*irq_free)(struct neuron_device *nd, unsigned int vector);
@@ -226,11 +277,15 @@ struct ndhal_ops {
 			      u64 *iova, void **cookie);
 	void (*coherent_free)(struct neuron_device *nd, size_t size, void *va,
 			      u64 iova, void *cookie);
+	bool dma_marker;
+	void (*dma_desc)(struct neuron_device *nd, struct neuron_udma_desc *tx,
+			 struct neuron_udma_desc *rx, const struct ndhal_dma_packet *p);
 	int (*dma_queue_start)(struct neuron_device *nd,
 			       const struct ndhal_dma_queue_cfg *cfg);
 	void (*dma_queue_kick)(struct neuron_device *nd, u32 engine, u32 queue,
-			       u32 prod);
+			       u32 prod, u32 added);
 	void (*dma_queue_stop)(struct neuron_device *nd, u32 engine, u32 queue);
+	u32 (*dma_queue_error)(struct neuron_device *nd, u32 engine, u32 queue);
 	int (*notify_init)(struct neuron_device *nd, u32 nc, u32 type, u64 iova,
 			   u32 entries, u32 key);
 	void (*notify_fini)(struct neuron_device *nd, u32 nc, u32 type);

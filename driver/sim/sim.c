@@ -110,8 +110,9 @@ static void neuron_sim_dram_free(struct neuron_device *nd, struct neuron_mem *me
 	neuron_pages_free(mem->pages, mem->npages);
 }
 
-static int neuron_sim_dma_map(struct neuron_device *nd, struct page **pages,
-			      unsigned long npages, u64 *iova)
+/* One contiguous range of the simulated IOMMU for the whole list. */
+static int neuron_sim_iova_map(struct neuron_device *nd, struct page **pages,
+			       unsigned long npages, u64 *iova)
 {
 	struct neuron_sim_dev *sd = nd->backend;
 
@@ -120,13 +121,34 @@ static int neuron_sim_dma_map(struct neuron_device *nd, struct page **pages,
 	return neuron_sim_iommu_map(&sd->iommu, pages, npages, iova);
 }
 
-static void neuron_sim_dma_unmap(struct neuron_device *nd, u64 iova)
+static void neuron_sim_iova_unmap(struct neuron_device *nd, u64 iova)
 {
 	struct neuron_sim_dev *sd = nd->backend;
 
 	if (neuron_sim_gone(nd))
 		return;
 	neuron_sim_iommu_unmap(&sd->iommu, iova);
+}
+
+static int neuron_sim_dma_map(struct neuron_device *nd, struct page **pages,
+			      unsigned long npages, u64 *addrs)
+{
+	unsigned long i;
+	u64 iova;
+	int ret;
+
+	ret = neuron_sim_iova_map(nd, pages, npages, &iova);
+	if (ret)
+		return ret;
+	for (i = 0; i < npages; i++)
+		addrs[i] = iova + i * PAGE_SIZE;
+	return 0;
+}
+
+static void neuron_sim_dma_unmap(struct neuron_device *nd, unsigned long npages,
+				 const u64 *addrs)
+{
+	neuron_sim_iova_unmap(nd, addrs[0]);
 }
 
 /*
@@ -149,7 +171,7 @@ static int neuron_sim_coherent_alloc(struct neuron_device *nd, size_t size,
 		ret = -ENOMEM;
 		goto err_pages;
 	}
-	ret = neuron_sim_dma_map(nd, pages, npages, iova);
+	ret = neuron_sim_iova_map(nd, pages, npages, iova);
 	if (ret)
 		goto err_vunmap;
 	*cookie = pages;
@@ -165,7 +187,7 @@ err_pages:
 static void neuron_sim_coherent_free(struct neuron_device *nd, size_t size,
 				     void *va, u64 iova, void *cookie)
 {
-	neuron_sim_dma_unmap(nd, iova);
+	neuron_sim_iova_unmap(nd, iova);
 	vunmap(va);
 	neuron_pages_free(cookie, DIV_ROUND_UP(size, PAGE_SIZE));
 }
@@ -291,6 +313,7 @@ const struct ndhal_ops neuron_sim_ops = {
 	.sem_update = neuron_sim_sem_update,
 	.coherent_alloc = neuron_sim_coherent_alloc,
 	.coherent_free = neuron_sim_coherent_free,
+	.dma_desc = neuron_sim_dma_desc,
 	.dma_queue_start = neuron_sim_dma_queue_start,
 	.dma_queue_kick = neuron_sim_dma_queue_kick,
 	.dma_queue_stop = neuron_sim_dma_queue_stop,

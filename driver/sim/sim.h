@@ -128,10 +128,12 @@ void neuron_sim_raise_irq(struct neuron_sim_dev *sd, unsigned int vector);
 extern const struct attribute_group neuron_sim_dma_group;
 int neuron_sim_dma_init(struct neuron_sim_dev *sd);
 void neuron_sim_dma_fini(struct neuron_sim_dev *sd);
+void neuron_sim_dma_desc(struct neuron_device *nd, struct neuron_udma_desc *tx,
+			 struct neuron_udma_desc *rx, const struct ndhal_dma_packet *p);
 int neuron_sim_dma_queue_start(struct neuron_device *nd,
 			       const struct ndhal_dma_queue_cfg *cfg);
 void neuron_sim_dma_queue_kick(struct neuron_device *nd, u32 engine, u32 queue,
-			       u32 prod);
+			       u32 prod, u32 added);
 void neuron_sim_dma_queue_stop(struct neuron_device *nd, u32 engine, u32 queue);
 
 /* sim_tpb.c */

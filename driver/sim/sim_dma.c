@@ -275,6 +275,28 @@ static unsigned long neuron_sim_qid(struct neuron_device *nd, u32 engine, u32 qu
 	return (unsigned long)engine * nd->hal->arch->dma_queues_per_engine + queue;
 }
 
+/*
+ * The descriptors of our model (docs/hw-model.md): both sides first and
+ * last of a one-descriptor packet, the ring id the ring's lap, the
+ * interrupt bit on RX; word 1 carries the submitting file's key and the
+ * job's tag (NEURON_DESC_KEY) for the notification queues.
+ */
+void neuron_sim_dma_desc(struct neuron_device *nd, struct neuron_udma_desc *tx,
+			 struct neuron_udma_desc *rx, const struct ndhal_dma_packet *p)
+{
+	u32 flags = NEURON_DESC_FIRST | NEURON_DESC_LAST;
+
+	neuron_desc_encode(tx, p->src, p->len, p->lap, flags);
+	if (p->irq)
+		flags |= NEURON_DESC_INT;
+	neuron_desc_encode(rx, p->dst, p->len, p->lap, flags);
+	if (p->key) {
+		tx->meta = cpu_to_le32(p->tag);
+		rx->meta = cpu_to_le32((p->key & NEURON_DESC_KEY) |
+				       (p->end ? NEURON_DESC_KEY_END : 0));
+	}
+}
+
 int neuron_sim_dma_queue_start(struct neuron_device *nd,
 			       const struct ndhal_dma_queue_cfg *cfg)
 {
@@ -305,7 +327,7 @@ int neuron_sim_dma_queue_start(struct neuron_device *nd,
 }
 
 void neuron_sim_dma_queue_kick(struct neuron_device *nd, u32 engine, u32 queue,
-			       u32 prod)
+			       u32 prod, u32 added)
 {
 	struct neuron_sim_dev *sd = nd->backend;
 	struct neuron_sim_queue *sq;

@@ -20,6 +20,8 @@
 #define NEURON_MAX_DEVICES	64
 /* Largest NeuronCore count of any arch: sizes per-NC arrays. */
 #define NEURON_MAX_NC		8
+/* Largest DRAM channel count of any arch. */
+#define NEURON_MAX_DRAM_CHANNELS	4
 
 #ifndef NEURON_DRIVER_VERSION
 #define NEURON_DRIVER_VERSION	"unknown"

@@ -141,6 +141,18 @@ static struct neuron_dma_queue *neuron_copy_queue(struct neuron_mem *mem)
 	return neuron_dma_queue_get(neuron_nc_get(mem->nd, mem->nc));
 }
 
+/* The driver's own transfer: submit @req, wait (killable only), drop it. */
+static int neuron_copy_own(struct neuron_dma_queue *q, struct neuron_dma_req *req,
+			   const struct neuron_dma_seg *seg)
+{
+	int ret = neuron_dma_submit(q, req, seg);
+
+	if (!ret)
+		ret = neuron_job_wait(&req->job, KTIME_MAX, false);
+	neuron_job_put(&req->job);
+	return ret;
+}
+
 /**
  * neuron_copy_mem() - copy between two objects and wait for the copy
  * @src: source object (the caller's reference stays the caller's).
@@ -177,11 +189,37 @@ int neuron_copy_mem(struct neuron_mem *src, u64 soff, struct neuron_mem *dst,
 		return -ENOMEM;
 	kref_get(&dst->ref);
 	req->mem[1] = dst;
-	ret = neuron_dma_submit(q, req, &seg);
-	if (!ret)
-		ret = neuron_job_wait(&req->job, KTIME_MAX, false);
-	neuron_job_put(&req->job);
-	return ret;
+	return neuron_copy_own(q, req, &seg);
+}
+
+/**
+ * neuron_copy_clear() - zero device memory through the DMA queue of its NC
+ * @mem: the object (the caller's reference stays the caller's).
+ *
+ * For a backend whose device memory may hold old data
+ * (ndhal_ops.dram_uncleared), before anyone sees the object. Called
+ * outside the removal guard; the wait is killable only (a killed caller's
+ * memset goes on alone, and holds @mem until it ends).
+ * Return: 0, -ENOMEM, -EINTR, -ENODEV, -EIO.
+ */
+int neuron_copy_clear(struct neuron_mem *mem)
+{
+	struct neuron_dma_seg seg = {
+		.dst = { .addr = mem->dev_addr },
+		.len = mem->size,
+		.src_fixed = true,
+	};
+	struct neuron_dma_queue *q;
+	struct neuron_dma_req *req;
+
+	q = neuron_copy_queue(mem);
+	if (IS_ERR(q))
+		return PTR_ERR(q);
+	kref_get(&mem->ref);
+	req = neuron_copy_req(q, NULL, mem);
+	if (!req)
+		return -ENOMEM;
+	return neuron_copy_own(q, req, &seg);
 }
 
 /*

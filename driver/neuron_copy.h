@@ -10,6 +10,7 @@
 
 #include "neuron_common.h"
 
+int neuron_copy_clear(struct neuron_mem *mem);
 int neuron_copy_mem(struct neuron_mem *src, u64 soff, struct neuron_mem *dst,
 		    u64 doff, u64 len);
 

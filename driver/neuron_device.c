@@ -162,9 +162,13 @@ static int neuron_hal_check(const struct ndhal *hal)
 		return -EINVAL;
 	if ((hal->caps & NEURON_CAP_SEM) && !ops->sem_update)
 		return -EINVAL;
+	/* A model's device memory is not cleared by MEM_ALLOC's memset. */
 	if ((hal->caps & NEURON_CAP_EXEC) &&
 	    (!ops->exec_start || !ops->exec_reset || !ops->coherent_alloc ||
-	     !ops->irq_request || !(hal->caps & NEURON_CAP_COPY)))
+	     !ops->irq_request || !(hal->caps & NEURON_CAP_COPY) ||
+	     ops->dram_uncleared))
+		return -EINVAL;
+	if (hal->arch->dram_channels > NEURON_MAX_DRAM_CHANNELS)
 		return -EINVAL;
 	if ((hal->caps & NEURON_CAP_NOTIFY) &&
 	    (!ops->notify_init || !ops->notify_fini || !ops->notify_consume ||
@@ -209,6 +213,9 @@ struct neuron_device *neuron_device_create(const struct neuron_device_desc *desc
 	nd->pdev = desc->pdev;
 	nd->sim_id = desc->sim_id;
 	nd->dram_size = desc->dram_size;
+	for (i = 0; i < desc->hal->arch->dram_channels; i++)
+		nd->dram_base[i] = desc->dram_base ? desc->dram_base[i] :
+				   i * div_u64(desc->dram_size, desc->hal->arch->dram_channels);
 	nd->backend = desc->backend;
 	neuron_query_device(nd, &nd->info);
 	neuron_device_mem_init(nd);

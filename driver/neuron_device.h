@@ -37,7 +37,9 @@
  *	waits for the sections in flight on this device only.
  * @pdev: the PCI device for silicon, NULL when simulated.
  * @sim_id: ID of a simulated device.
- * @dram_size: device memory in bytes.
+ * @dram_size: device memory in bytes, an equal share per DRAM channel.
+ * @dram_base: the device address of the first byte of each DRAM channel's
+ *	share (device memory's @dev_addr is on the device's own map).
  * @info: the answer of NEURON_QUERY_DEVICE, made once at creation (none of
  *	it changes).
  * @backend: private data of the backend (PCI or simulator).
@@ -76,6 +78,7 @@ struct neuron_device {
 	struct pci_dev *pdev;
 	u32 sim_id;
 	u64 dram_size;
+	u64 dram_base[NEURON_MAX_DRAM_CHANNELS];
 	struct neuron_device_info info;
 	void *backend;
 	struct device *parent;
@@ -102,7 +105,9 @@ struct neuron_device {
  * @product: product name.
  * @pdev: PCI device or NULL.
  * @sim_id: ID of a simulated device.
- * @dram_size: device memory in bytes.
+ * @dram_size: device memory in bytes, an equal share per DRAM channel.
+ * @dram_base: the device address where each channel's share starts, or
+ *	NULL: channel c at c times its share (a simulated device).
  * @backend: backend private data, stored in &neuron_device.backend.
  */
 struct neuron_device_desc {
@@ -112,6 +117,7 @@ struct neuron_device_desc {
 	struct pci_dev *pdev;
 	u32 sim_id;
 	u64 dram_size;
+	const u64 *dram_base;
 	void *backend;
 };
 

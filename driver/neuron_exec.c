@@ -385,7 +385,7 @@ int neuron_exec_wait(struct neuron_nc *nc, int (*check)(void *arg), void *arg,
 			cond_resched();
 			continue;
 		}
-		if (!nc->nd->hal->ops->exec_drive) {
+		if (!neuron_hw_exec_drives(nc->nd)) {
 			if (!spin_end)
 				spin_end = ktime_add_us(ktime_get(),
 							min(READ_ONCE(neuron_exec_spin_us), 1000U));
@@ -559,7 +559,7 @@ static struct neuron_exec_queue *neuron_exec_queue_get(struct neuron_nc *nc)
 	 * only in one of them, which collects the execution at once: only
 	 * other cores interrupt.
 	 */
-	eq->irq = !nd->hal->ops->exec_drive;
+	eq->irq = !neuron_hw_exec_drives(nd);
 	ret = -ENODEV;
 	if (!neuron_dev_enter(nd, &idx))
 		goto err_free;

@@ -39,6 +39,27 @@ static inline const char *neuron_hw_name(struct neuron_device *nd)
 	return nd->hal->ops->name;
 }
 
+/* What the backend is like (constant for a device; no call, no assertion). */
+static inline bool neuron_hw_dram_uncleared(const struct neuron_device *nd)
+{
+	return nd->hal->ops->dram_uncleared;
+}
+
+static inline bool neuron_hw_dram_is_bar(const struct neuron_device *nd)
+{
+	return nd->hal->ops->dram_pfn;
+}
+
+static inline bool neuron_hw_dma_marker(const struct neuron_device *nd)
+{
+	return nd->hal->ops->dma_marker;
+}
+
+static inline bool neuron_hw_exec_drives(const struct neuron_device *nd)
+{
+	return nd->hal->ops->exec_drive;
+}
+
 static inline int neuron_hw_init(struct neuron_device *nd)
 {
 	neuron_hw_assert(nd);
@@ -139,6 +160,19 @@ static inline void neuron_hw_dma_desc(struct neuron_device *nd,
 {
 	neuron_hw_assert(nd);
 	nd->hal->ops->dma_desc(nd, tx, rx, p);
+}
+
+/* Optional: queue 0 of the NC's first engine for a backend without it. */
+static inline void neuron_hw_dma_copy_queue(struct neuron_device *nd, u32 nci,
+					    u32 *engine, u32 *queue)
+{
+	neuron_hw_assert(nd);
+	if (nd->hal->ops->dma_copy_queue) {
+		nd->hal->ops->dma_copy_queue(nd, nci, engine, queue);
+	} else {
+		*engine = nci * nd->hal->arch->dma_engines_per_nc;
+		*queue = 0;
+	}
 }
 
 static inline void neuron_hw_dma_queue_kick(struct neuron_device *nd, u32 engine,

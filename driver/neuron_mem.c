@@ -38,6 +38,7 @@
 #include "neuron_file.h"
 #include "neuron_mem.h"
 #include "neuron_ioctl.h"
+#include "neuron_copy.h"
 #include "neuron_hw.h"
 #include "neuron_compat.h"
 #include "ndhal/ndhal.h"
@@ -244,7 +245,8 @@ VISIBLE_IF_KUNIT int neuron_dram_place(struct neuron_device *nd,
 		mas_set_range(&mas, mas.index, mas.index + mem->npages - 1);
 		ret = mas_store_gfp(&mas, mem, GFP_KERNEL);
 		if (!ret) {
-			mem->dev_addr = (u64)mas.index << PAGE_SHIFT;
+			mem->dev_addr = nd->dram_base[channel] +
+					((u64)(mas.index - lo) << PAGE_SHIFT);
 			mem->channel = channel;
 		}
 		break;
@@ -257,7 +259,11 @@ EXPORT_SYMBOL_IF_KUNIT(neuron_dram_place);
 VISIBLE_IF_KUNIT void neuron_dram_unplace(struct neuron_device *nd,
 					  struct neuron_mem *mem)
 {
-	MA_STATE(mas, &nd->dram, mem->dev_addr >> PAGE_SHIFT, mem->dev_addr >> PAGE_SHIFT);
+	unsigned long ch_pages = div_u64(nd->dram_size, nd->hal->arch->dram_channels)
+				 >> PAGE_SHIFT;
+	unsigned long first = mem->channel * ch_pages +
+			      ((mem->dev_addr - nd->dram_base[mem->channel]) >> PAGE_SHIFT);
+	MA_STATE(mas, &nd->dram, first, first);
 
 	mutex_lock(&nd->dram_lock);
 	mas_erase(&mas);
@@ -572,6 +578,19 @@ int neuron_ioctl_mem_alloc(struct neuron_file *nf, void *arg)
 	if (IS_ERR(mem)) {
 		ret = PTR_ERR(mem);
 		goto err_handle;
+	}
+	/* Device memory that may hold old data: zeroed, outside the guard. */
+	if (mem->kind == NEURON_MEM_DEVICE && neuron_hw_dram_uncleared(nd)) {
+		neuron_dev_exit(nd, idx);
+		ret = neuron_copy_clear(mem);
+		if (!neuron_dev_enter(nd, &idx)) {
+			neuron_mem_put(mem);
+			neuron_file_handle_put(nf);
+			ret = -ENODEV;
+			goto out_nc;
+		}
+		if (ret)
+			goto err_mem;
 	}
 	ret = neuron_mmap_offset_alloc(nd, mem);
 	if (ret)

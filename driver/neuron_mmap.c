@@ -38,6 +38,7 @@
 #include "neuron_file.h"
 #include "neuron_mem.h"
 #include "neuron_notify.h"
+#include "neuron_hw.h"
 #include "neuron_compat.h"
 
 #define NEURON_FS_MAGIC		0x6e65726e	/* "nern" */
@@ -253,6 +254,32 @@ static const struct vm_operations_struct neuron_vm_ops = {
 	.fault = neuron_vm_fault,
 };
 
+/*
+ * Device memory without pages (a BAR, ndhal_ops.dram_pfn): the backend's
+ * page frame, inserted inside the guard as for pages.
+ */
+static vm_fault_t neuron_vm_fault_pfn(struct vm_fault *vmf)
+{
+	struct neuron_mem *mem = vmf->vma->vm_private_data;
+	unsigned long i = vmf->pgoff - mem->mmap_pgoff, pfn;
+	vm_fault_t ret = VM_FAULT_SIGBUS;
+	int idx;
+
+	if (!neuron_dev_enter(mem->nd, &idx))
+		return VM_FAULT_SIGBUS;
+	pfn = i < mem->npages ? neuron_hw_dram_pfn(mem->nd, mem, i) : 0;
+	if (pfn)
+		ret = vmf_insert_pfn(vmf->vma, vmf->address, pfn);
+	neuron_dev_exit(mem->nd, idx);
+	return ret;
+}
+
+static const struct vm_operations_struct neuron_vm_pfn_ops = {
+	.open = neuron_vm_open,
+	.close = neuron_vm_close,
+	.fault = neuron_vm_fault_pfn,
+};
+
 int neuron_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct neuron_file *nf = file->private_data;
@@ -282,6 +309,15 @@ int neuron_mmap(struct file *file, struct vm_area_struct *vma)
 	}
 
 	/* The reference taken by the lookup now belongs to the mapping. */
+	if (mem->kind == NEURON_MEM_DEVICE && neuron_hw_dram_is_bar(nf->nd)) {
+		/* A BAR: page frames without struct pages, write-combined. */
+		vm_flags_clear(vma, VM_MAYEXEC);
+		vm_flags_set(vma, VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
+		vma->vm_page_prot = pgprot_writecombine(vma->vm_page_prot);
+		vma->vm_private_data = mem;
+		vma->vm_ops = &neuron_vm_pfn_ops;
+		return 0;
+	}
 	neuron_vma_setup(vma, 0, &neuron_vm_ops, mem);
 	return 0;
 }

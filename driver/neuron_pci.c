@@ -2,46 +2,85 @@
 /*
  * neuron: PCI driver for Neuron silicon (vendor 0x1d0f, docs/hw-facts.md).
  *
- * Probe enables the device and sets a 64-bit DMA mask; the backend's init
- * (neuron_pci_ops) checks and claims the BARs of the arch and maps the
- * register BAR before /dev/neuronN appears. The
- * engines are not programmed: the device reports NEURON_DEV_ENGINES_OFF and
- * only the capabilities that work (the query).
+ * Probe enables the device; the backend's init (neuron_pci_ops) checks and
+ * claims the BARs of the arch before /dev/neuronN appears. By default
+ * that is all: the device answers the query and reports
+ * NEURON_DEV_ENGINES_OFF. With the module parameter pci_engines=1 the
+ * backend also drives the DMA engines of v2 and v3 from the public
+ * register facts: it maps the register BAR, waits for the firmware's
+ * readiness, sets up the host-facing engines and programs each NC's kernel
+ * copy queue (ndhal_udma.c), maps host memory for the device through the
+ * DMA API with the arch's host window bit, and gives device memory from
+ * the DRAM BAR at the channels' offsets, past the firmware's carve-out.
+ * Completion is the marker the DMA layer polls for (no interrupt). The
+ * device then has memory objects and copies (NEURON_CAP_MEM, _COPY) and
+ * maps device memory write-combined. None of this has run on silicon: it
+ * runs on the device model of devmodel/, which was written from the same
+ * facts by another hand (docs/devmodel.md).
  */
+#include <linux/bitops.h>
+#include <linux/delay.h>
 #include <linux/dma-mapping.h>
+#include <linux/io.h>
+#include <linux/jiffies.h>
 #include <linux/module.h>
 #include <linux/pci.h>
 
 #include "neuron_device.h"
+#include "neuron_mem.h"
+#include "dma/neuron_dma.h"
 #include "ndhal/ndhal.h"
+#include "ndhal/ndhal_silicon.h"
+
+static bool neuron_pci_engines;
+module_param_named(pci_engines, neuron_pci_engines, bool, 0444);
+MODULE_PARM_DESC(pci_engines,
+		 "drive the DMA engines of v2/v3 PCI devices: memory and copies (never run on silicon; default off: the query only)");
+
+static unsigned int neuron_pci_ready_ms = 20000;
+module_param_named(pci_ready_ms, neuron_pci_ready_ms, uint, 0644);
+MODULE_PARM_DESC(pci_ready_ms,
+		 "with pci_engines: how long probe waits for the firmware to be ready (ms)");
+
+/* How often the routing id is read while the device is not ready. */
+#define NEURON_PCI_READY_POLL_MS	100
 
 /**
  * struct neuron_pci - PCI backend state of one device
  * @pdev: the PCI device.
  * @nd: the neuron device.
+ * @io: the register BAR, mapped while the engines are driven.
+ * @dram_phys: bus address of the DRAM BAR (user mappings of device memory).
+ * @dram_base: the device address where the driver's share of each DRAM
+ *	channel starts (past the firmware's carve-out).
  */
 struct neuron_pci {
 	struct pci_dev *pdev;
 	struct neuron_device *nd;
+	struct ndhal_io io;
+	resource_size_t dram_phys;
+	u64 dram_base[NEURON_MAX_DRAM_CHANNELS];
 };
 
 /**
  * struct neuron_pci_product - what a PCI device id stands for
- * @hal: arch table.
+ * @hal: arch table with the PCI backend, engines off.
+ * @hal_engines: the same with the engines driven (pci_engines=1), or NULL.
  * @name: product name.
  */
 struct neuron_pci_product {
 	const struct ndhal *hal;
+	const struct ndhal *hal_engines;
 	const char *name;
 };
 
 enum { NEURON_INF1, NEURON_TRN1, NEURON_INF2, NEURON_TRN2 };
 
 static const struct neuron_pci_product neuron_pci_products[] = {
-	[NEURON_INF1] = { &ndhal_v1, "inf1" },
-	[NEURON_TRN1] = { &ndhal_v2, "trn1" },
-	[NEURON_INF2] = { &ndhal_v2, "inf2" },
-	[NEURON_TRN2] = { &ndhal_v3, "trn2" },
+	[NEURON_INF1] = { &ndhal_v1, NULL, "inf1" },
+	[NEURON_TRN1] = { &ndhal_v2, &ndhal_v2_engines, "trn1" },
+	[NEURON_INF2] = { &ndhal_v2, &ndhal_v2_engines, "inf2" },
+	[NEURON_TRN2] = { &ndhal_v3, &ndhal_v3_engines, "trn2" },
 };
 
 static const struct pci_device_id neuron_pci_ids[] = {
@@ -74,9 +113,63 @@ static int neuron_pci_check_bars(struct pci_dev *pdev,
 	return 0;
 }
 
+static bool neuron_pci_engines_on(const struct neuron_device *nd)
+{
+	return nd->hal->caps & NEURON_CAP_COPY;
+}
+
 /*
- * Claim the BARs of the arch. The register BAR is mapped when the engines
- * are programmed (not yet: NEURON_DEV_ENGINES_OFF).
+ * The firmware is ready once the routing id in its misc RAM no longer
+ * reads NDHAL_MISC_NOT_READY; it must then be a device number below 64.
+ */
+static int neuron_pci_wait_ready(struct neuron_pci *np, const struct ndhal_arch *arch)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(READ_ONCE(neuron_pci_ready_ms));
+	u64 reg = arch->silicon->misc_ram + NDHAL_MISC_ROUTING_ID;
+	u32 id;
+
+	for (;;) {
+		id = ndhal_rd(&np->io, reg);
+		if (id != NDHAL_MISC_NOT_READY)
+			break;
+		if (time_after(jiffies, end)) {
+			dev_err(&np->pdev->dev,
+				"not ready after %u ms (routing id 0x%08x): giving up\n",
+				neuron_pci_ready_ms, id);
+			return -ETIMEDOUT;
+		}
+		msleep(NEURON_PCI_READY_POLL_MS);
+	}
+	if (id >= NDHAL_ROUTING_ID_MAX) {
+		dev_err(&np->pdev->dev, "routing id %u out of range\n", id);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+/* Set up the engine of each NC's copy queue, once each. */
+static int neuron_pci_engines_init(struct neuron_pci *np, const struct ndhal_arch *arch)
+{
+	DECLARE_BITMAP(done, 256) = { 0 };
+	u32 nc, engine, queue;
+	int ret;
+
+	for (nc = 0; nc < arch->nc_count; nc++) {
+		arch->silicon->copy_queue(nc, &engine, &queue);
+		if (WARN_ON_ONCE(engine >= 256))
+			return -EINVAL;
+		if (test_and_set_bit(engine, done))
+			continue;
+		ret = ndhal_udma_engine_init(&np->io, arch, engine);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Claim the BARs of the arch; with the engines driven, map the register
+ * BAR, wait for the firmware and set the copy engines up.
  */
 static int neuron_pci_hw_init(struct neuron_device *nd)
 {
@@ -88,30 +181,236 @@ static int neuron_pci_hw_init(struct neuron_device *nd)
 	ret = neuron_pci_check_bars(pdev, arch);
 	if (ret)
 		return ret;
-	return pci_request_selected_regions(pdev, arch->bar_mask, "neuron");
+	ret = pci_request_selected_regions(pdev, arch->bar_mask, "neuron");
+	if (ret || !neuron_pci_engines_on(nd))
+		return ret;
+	np->io.size = pci_resource_len(pdev, arch->reg_bar);
+	np->io.base = pci_iomap(pdev, arch->reg_bar, 0);
+	if (!np->io.base) {
+		ret = -ENOMEM;
+		goto err_regions;
+	}
+	ret = neuron_pci_wait_ready(np, arch);
+	if (!ret)
+		ret = neuron_pci_engines_init(np, arch);
+	if (ret)
+		goto err_unmap;
+	return 0;
+
+err_unmap:
+	pci_iounmap(pdev, np->io.base);
+	np->io.base = NULL;
+err_regions:
+	pci_release_selected_regions(pdev, arch->bar_mask);
+	return ret;
 }
 
 static void neuron_pci_hw_fini(struct neuron_device *nd)
 {
 	struct neuron_pci *np = nd->backend;
 
+	if (np->io.base) {
+		pci_iounmap(np->pdev, np->io.base);
+		np->io.base = NULL;
+	}
 	pci_release_selected_regions(np->pdev, nd->hal->arch->bar_mask);
+}
+
+/* ---- device memory: the DRAM BAR ---- */
+
+/* Nothing to back: the memory is the device's; the core clears it. */
+static int neuron_pci_dram_alloc(struct neuron_device *nd, struct neuron_mem *mem)
+{
+	return 0;
+}
+
+static void neuron_pci_dram_free(struct neuron_device *nd, struct neuron_mem *mem)
+{
+}
+
+/* The DRAM BAR holds channel c at its offset, from the channel's start. */
+static unsigned long neuron_pci_dram_pfn(struct neuron_device *nd,
+					 struct neuron_mem *mem, unsigned long i)
+{
+	const struct ndhal_silicon *si = nd->hal->arch->silicon;
+	struct neuron_pci *np = nd->backend;
+	u32 c = mem->channel;
+	u64 off = si->dram_bar[c] + (mem->dev_addr - si->dram_addr[c]) +
+		  ((u64)i << PAGE_SHIFT);
+
+	return PHYS_PFN(np->dram_phys + off);
+}
+
+/* ---- host memory for the device: the DMA API, with the host window bit ---- */
+
+static u64 neuron_pci_window(const struct neuron_device *nd)
+{
+	return nd->hal->arch->silicon->host_window;
+}
+
+static void neuron_pci_dma_unmap(struct neuron_device *nd, unsigned long npages,
+				 const u64 *addrs)
+{
+	struct neuron_pci *np = nd->backend;
+	unsigned long i;
+
+	for (i = 0; i < npages; i++)
+		dma_unmap_page(&np->pdev->dev, addrs[i] & ~neuron_pci_window(nd),
+			       PAGE_SIZE, DMA_BIDIRECTIONAL);
+}
+
+static int neuron_pci_dma_map(struct neuron_device *nd, struct page **pages,
+			      unsigned long npages, u64 *addrs)
+{
+	struct neuron_pci *np = nd->backend;
+	unsigned long i;
+	dma_addr_t a;
+
+	for (i = 0; i < npages; i++) {
+		a = dma_map_page(&np->pdev->dev, pages[i], 0, PAGE_SIZE,
+				 DMA_BIDIRECTIONAL);
+		if (dma_mapping_error(&np->pdev->dev, a)) {
+			neuron_pci_dma_unmap(nd, i, addrs);
+			return -ENOMEM;
+		}
+		addrs[i] = a | neuron_pci_window(nd);
+	}
+	return 0;
+}
+
+static int neuron_pci_coherent_alloc(struct neuron_device *nd, size_t size,
+				     void **va, u64 *iova, void **cookie)
+{
+	struct neuron_pci *np = nd->backend;
+	dma_addr_t a;
+
+	*va = dma_alloc_coherent(&np->pdev->dev, size, &a, GFP_KERNEL);
+	if (!*va)
+		return -ENOMEM;
+	*iova = a | neuron_pci_window(nd);
+	*cookie = NULL;
+	return 0;
+}
+
+static void neuron_pci_coherent_free(struct neuron_device *nd, size_t size,
+				     void *va, u64 iova, void *cookie)
+{
+	struct neuron_pci *np = nd->backend;
+
+	dma_free_coherent(&np->pdev->dev, size, va, iova & ~neuron_pci_window(nd));
+}
+
+/* ---- the copy queues ---- */
+
+static void neuron_pci_dma_desc(struct neuron_device *nd, struct neuron_udma_desc *tx,
+				struct neuron_udma_desc *rx,
+				const struct ndhal_dma_packet *p)
+{
+	ndhal_udma_desc(tx, rx, p);
+}
+
+static void neuron_pci_dma_copy_queue(struct neuron_device *nd, u32 nc, u32 *engine,
+				      u32 *queue)
+{
+	nd->hal->arch->silicon->copy_queue(nc, engine, queue);
+}
+
+static int neuron_pci_dma_queue_start(struct neuron_device *nd,
+				      const struct ndhal_dma_queue_cfg *cfg)
+{
+	struct neuron_pci *np = nd->backend;
+
+	return ndhal_udma_queue_start(&np->io, nd->hal->arch, cfg->engine, cfg->queue,
+				      cfg->tx_iova, cfg->rx_iova, cfg->entries);
+}
+
+static void neuron_pci_dma_queue_kick(struct neuron_device *nd, u32 engine, u32 queue,
+				      u32 prod, u32 added)
+{
+	struct neuron_pci *np = nd->backend;
+
+	ndhal_udma_queue_kick(&np->io, nd->hal->arch, engine, queue, added);
+}
+
+static void neuron_pci_dma_queue_stop(struct neuron_device *nd, u32 engine, u32 queue)
+{
+	struct neuron_pci *np = nd->backend;
+
+	ndhal_udma_queue_stop(&np->io, nd->hal->arch, engine, queue);
+}
+
+/*
+ * An engine that stopped on an error reads "abort" in its state. On v3
+ * two NCs share an engine: an error of one stops the other's queue too,
+ * and both are reset [inferred: the facts abort the whole engine].
+ */
+static u32 neuron_pci_dma_queue_error(struct neuron_device *nd, u32 engine, u32 queue)
+{
+	struct neuron_pci *np = nd->backend;
+
+	return ndhal_udma_engine_aborted(&np->io, nd->hal->arch, engine) ?
+	       NEURON_DMA_ERR_DESC : 0;
 }
 
 const struct ndhal_ops neuron_pci_ops = {
 	.name = "pci",
 	.init = neuron_pci_hw_init,
 	.fini = neuron_pci_hw_fini,
+	.dram_alloc = neuron_pci_dram_alloc,
+	.dram_free = neuron_pci_dram_free,
+	.dram_pfn = neuron_pci_dram_pfn,
+	.dram_uncleared = true,
+	.dma_map = neuron_pci_dma_map,
+	.dma_unmap = neuron_pci_dma_unmap,
+	.coherent_alloc = neuron_pci_coherent_alloc,
+	.coherent_free = neuron_pci_coherent_free,
+	.dma_marker = true,
+	.dma_desc = neuron_pci_dma_desc,
+	.dma_copy_queue = neuron_pci_dma_copy_queue,
+	.dma_queue_start = neuron_pci_dma_queue_start,
+	.dma_queue_kick = neuron_pci_dma_queue_kick,
+	.dma_queue_stop = neuron_pci_dma_queue_stop,
+	.dma_queue_error = neuron_pci_dma_queue_error,
 };
+
+/*
+ * With the engines driven: the DRAM map of the arch must fit the DRAM BAR;
+ * each channel's share starts past the carve-out. Return: the bytes the
+ * driver may place, 0 if the BAR is too small.
+ */
+static u64 neuron_pci_dram_map(struct neuron_pci *np, const struct ndhal_arch *arch)
+{
+	const struct ndhal_silicon *si = arch->silicon;
+	u64 bar = pci_resource_len(np->pdev, arch->dram_bar);
+	u32 c;
+
+	for (c = 0; c < arch->dram_channels; c++) {
+		if (si->dram_bar[c] + si->dram_channel_size > bar) {
+			dev_err(&np->pdev->dev,
+				"DRAM BAR of %llu bytes holds no channel %u at %#llx\n",
+				(u64)bar, c, si->dram_bar[c]);
+			return 0;
+		}
+		np->dram_base[c] = si->dram_addr[c] + si->dram_carveout;
+	}
+	np->dram_phys = pci_resource_start(np->pdev, arch->dram_bar);
+	return arch->dram_channels * (si->dram_channel_size - si->dram_carveout);
+}
 
 static int neuron_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	const struct neuron_pci_product *prod = &neuron_pci_products[id->driver_data];
+	const struct ndhal *hal = prod->hal;
 	struct neuron_device_desc desc = {};
 	struct neuron_device *nd;
 	struct neuron_pci *np;
 	int ret;
 
+	if (neuron_pci_engines && prod->hal_engines) {
+		hal = prod->hal_engines;
+		dev_warn_once(&pdev->dev,
+			      "pci_engines=1: driving the DMA engines, which has never run on silicon\n");
+	}
 	np = kzalloc(sizeof(*np), GFP_KERNEL);
 	if (!np)
 		return -ENOMEM;
@@ -120,17 +419,28 @@ static int neuron_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id
 	ret = pci_enable_device_mem(pdev);
 	if (ret)
 		goto err_free;
-	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	desc.dram_size = pci_resource_len(pdev, hal->arch->dram_bar);
+	if (hal->caps & NEURON_CAP_COPY) {
+		/* Host addresses must stay below the window bit. */
+		ret = dma_set_mask_and_coherent(&pdev->dev,
+						DMA_BIT_MASK(hal->arch->silicon->dma_bits));
+		desc.dram_size = neuron_pci_dram_map(np, hal->arch);
+		desc.dram_base = np->dram_base;
+		if (!ret && !desc.dram_size)
+			ret = -ENODEV;
+		pci_set_master(pdev);
+	} else {
+		ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	}
 	if (ret) {
-		dev_err(&pdev->dev, "no 64-bit DMA\n");
+		dev_err(&pdev->dev, "no usable DMA mask or DRAM map (%d)\n", ret);
 		goto err_disable;
 	}
 
 	desc.parent = &pdev->dev;
-	desc.hal = prod->hal;
+	desc.hal = hal;
 	desc.product = prod->name;
 	desc.pdev = pdev;
-	desc.dram_size = pci_resource_len(pdev, prod->hal->arch->dram_bar);
 	desc.backend = np;
 	nd = neuron_device_create(&desc);
 	if (IS_ERR(nd)) {
@@ -142,6 +452,7 @@ static int neuron_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id
 	return 0;
 
 err_disable:
+	pci_clear_master(pdev);
 	pci_disable_device(pdev);
 err_free:
 	kfree(np);
@@ -153,6 +464,7 @@ static void neuron_pci_remove(struct pci_dev *pdev)
 	struct neuron_pci *np = pci_get_drvdata(pdev);
 
 	neuron_device_remove(np->nd);
+	pci_clear_master(pdev);
 	pci_disable_device(pdev);
 	kfree(np);
 }

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# initramfs.sh -o OUT (-k neuron.ko | -r ROOT) [-d KUNIT_KO] [-l DESTDIR]
+# initramfs.sh -o OUT (-k neuron.ko | -r ROOT) [-P] [-d KUNIT_KO] [-l DESTDIR]
 # PROGRAM...: pack a
 # busybox initramfs (uncompressed cpio) whose /init loads neuron.ko, then
 # neuron_sim.ko with sim=v2,v3, runs each PROGRAM in order, then the module
@@ -16,6 +16,14 @@
 #                injection before loading, load KUNIT_KO after the programs
 #                and print its KTAP results, then (after rmmod) a kmemleak
 #                scan, the lockdep state and the module's gcov data
+#   -P           a PCI device instead of the simulator (the pci tier, under
+#                scripts/vm-pci.sh): load neuron.ko with pci_engines=1 only,
+#                wait for /dev/neuron0, run the programs with
+#                NEURON_DEVICE=/dev/neuron0, then the PCI lifecycle checks
+#                (program "neuron_pci_modules": unbind and bind with a file
+#                open, rmmod and insmod) instead of neuron_sim's; with -d,
+#                no KUnit (its suites need neuron_sim.ko) and a marker
+#                "### NEURON MODE pci ###"
 #   -x FILE      copy FILE into /tests too, without running it (a PROGRAM
 #                may run it: a script picking some tests, for a quick loop)
 #   -l DESTDIR   an install tree (`make -C libshim install DESTDIR=...
@@ -45,10 +53,11 @@
 
 . "$(dirname "$0")/lib.sh"
 
-out='' ko='' modroot='' kunit='' libroot='' extra=()
-while getopts o:k:r:d:l:x: opt; do
+out='' ko='' modroot='' kunit='' libroot='' pci=0 extra=()
+while getopts o:k:r:d:l:x:P opt; do
 	case $opt in
 	o) out=$OPTARG ;;
+	P) pci=1 ;;
 	k) ko=$OPTARG ;;
 	r) modroot=$OPTARG ;;
 	d) kunit=$OPTARG ;;
@@ -86,6 +95,20 @@ else
 	strip --strip-debug -o "$stage/neuron_sim.ko" "$simko"
 	simload='insmod /neuron_sim.ko'
 	load="insmod /neuron.ko && $simload sim=v2,v3"
+fi
+# The PCI device: probe waits for the firmware, so wait for the node.
+if [ $pci = 1 ]; then
+	[ -z "$modroot" ] || die "-P takes -k"
+	load='mark "MODE pci"; insmod /neuron.ko pci_engines=1 && wait_node'
+	export_dev='export NEURON_DEVICE=/dev/neuron0'
+	lifecycle="/pci-modules.sh"
+	lifecycle_name=neuron_pci_modules
+	unload='rmmod neuron'
+else
+	export_dev=':'
+	lifecycle="/modules.sh '$simload'"
+	lifecycle_name=neuron_modules
+	unload='rmmod neuron_sim && rmmod neuron'
 fi
 cp "$@" ${extra[0]:+"${extra[@]}"} "$stage/tests/"
 
@@ -165,6 +188,41 @@ debug_finish() {
 DEBUG
 fi
 
+# The PCI lifecycle checks, TAP on stdout (the device is 0000:00:01.0's
+# neuron0, whichever slot it has: found through the class link).
+cat >"$stage/pci-modules.sh" <<'PCIMODULES'
+#!/bin/sh
+n=0
+fails=0
+t() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; fails=$((fails + 1)); fi
+}
+wait_node() {
+	i=0
+	while [ ! -c /dev/neuron0 ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+	[ -c /dev/neuron0 ]
+}
+echo "TAP version 13"
+echo "1..4"
+dev=$(basename "$(readlink /sys/class/neuron/neuron0/device)")
+[ -n "$dev" ] && [ -e /sys/bus/pci/drivers/neuron/$dev ]
+t $? "neuron0 is PCI device $dev, bound to neuron"
+# A file open across the unbind: its next call fails, its close works.
+sleep 2 </dev/neuron0 &
+holder=$!
+sleep 0.5
+echo "$dev" >/sys/bus/pci/drivers/neuron/unbind && [ ! -e /dev/neuron0 ]
+t $? "unbind with a file open: the node goes"
+wait $holder
+echo "$dev" >/sys/bus/pci/drivers/neuron/bind && wait_node
+t $? "bind again: probe (readiness, engines) gives /dev/neuron0"
+rmmod neuron && [ ! -e /dev/neuron0 ] && insmod /neuron.ko pci_engines=1 && wait_node
+t $? "rmmod neuron, insmod again: the device is back"
+[ $fails -eq 0 ]
+PCIMODULES
+chmod +x "$stage/pci-modules.sh"
+
 # The module lifecycle checks, TAP on stdout; $1 loads neuron_sim.ko.
 cat >"$stage/modules.sh" <<'MODULES'
 #!/bin/sh
@@ -219,11 +277,18 @@ mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 mount -t debugfs debugfs /sys/kernel/debug
 mark() { echo "### NEURON \$* ###"; }
+wait_node() {
+	i=0
+	while [ ! -c /dev/neuron0 ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done
+	[ -c /dev/neuron0 ]
+}
 debug_setup() { :; }; debug_kunit() { :; }; debug_finish() { :; }
 [ ! -f /debug.sh ] || . /debug.sh
+[ $pci = 0 ] || debug_kunit() { :; }
 debug_setup
 $load
 mark "LOAD status=\$?"
+$export_dev
 for t in $(for p in "$@"; do printf '/tests/%s ' "${p##*/}"; done); do
 	timeout 300 "\$t" >/tmp/out 2>&1
 	rc=\$?
@@ -232,12 +297,12 @@ for t in $(for p in "$@"; do printf '/tests/%s ' "${p##*/}"; done); do
 	mark "END \${t##*/} status=\$rc"
 done
 debug_kunit
-/modules.sh '$simload' >/tmp/out 2>&1
+$lifecycle >/tmp/out 2>&1
 rc=\$?
-mark "BEGIN neuron_modules"
+mark "BEGIN $lifecycle_name"
 cat /tmp/out
-mark "END neuron_modules status=\$rc"
-rmmod neuron_sim && rmmod neuron
+mark "END $lifecycle_name status=\$rc"
+$unload
 mark "RMMOD status=\$?"
 debug_finish
 mark DMESG-BEGIN

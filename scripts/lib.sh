@@ -80,3 +80,19 @@ linux_source_dir() {
 	fi
 	echo "$dir"
 }
+
+# vm_run LOG COMMAND...: run a VM's COMMAND under `timeout`
+# (NEURON_VM_TIMEOUT seconds, default 600), its console to LOG (and to
+# stderr too with NEURON_VM_VERBOSE=1). Returns its status (124: timed out,
+# which is logged).
+vm_run() {
+	local out=$1 rc=0
+	shift
+	if [ "${NEURON_VM_VERBOSE:-0}" = 1 ]; then
+		timeout "${NEURON_VM_TIMEOUT:-600}" "$@" </dev/null 2>&1 | tee "$out" >&2 || rc=$?
+	else
+		timeout "${NEURON_VM_TIMEOUT:-600}" "$@" </dev/null >"$out" 2>&1 || rc=$?
+	fi
+	[ $rc -ne 124 ] || log "VM timed out after ${NEURON_VM_TIMEOUT:-600} s: $out"
+	return $rc
+}

@@ -19,10 +19,5 @@ qemu=(qemu-system-x86_64 -accel "${NEURON_VM_ACCEL:-tcg}" -nographic -no-reboot
 	-append 'console=ttyS0 panic=-1 oops=panic quiet')
 mkdir -p "$(dirname "$3")"
 rc=0
-if [ "${NEURON_VM_VERBOSE:-0}" = 1 ]; then
-	timeout "${NEURON_VM_TIMEOUT:-600}" "${qemu[@]}" </dev/null 2>&1 | tee "$3" >&2 || rc=$?
-else
-	timeout "${NEURON_VM_TIMEOUT:-600}" "${qemu[@]}" </dev/null >"$3" 2>&1 || rc=$?
-fi
-[ $rc -ne 124 ] || log "VM timed out after ${NEURON_VM_TIMEOUT:-600} s: $3"
+vm_run "$3" "${qemu[@]}" || rc=$?
 exit $rc

@@ -193,6 +193,7 @@ static int neuron_dma_queue_program_locked(struct neuron_dma_queue *q)
 	struct neuron_device *nd = q->nd;
 	struct ndhal_dma_queue_cfg cfg = {
 		.engine = q->engine,
+		.queue = q->queue,
 		.nc = q->nc->index,
 		.entries = NEURON_DMA_RING_ENTRIES,
 		.tx_iova = q->tx.iova,
@@ -263,7 +264,7 @@ static void neuron_dma_poll_work(struct work_struct *work)
 		for (j = done; j != i; j++)
 			WRITE_ONCE(marks[neuron_ring_slot(NEURON_DMA_RING_ENTRIES, j)], 0);
 	} else if (done != pub && neuron_dev_enter(q->nd, &idx)) {
-		err = neuron_hw_dma_queue_error(q->nd, q->engine, 0);
+		err = neuron_hw_dma_queue_error(q->nd, q->engine, q->queue);
 		neuron_dev_exit(q->nd, idx);
 	}
 	spin_lock_irq(&q->lock);
@@ -316,7 +317,7 @@ static void neuron_dma_queue_reset(struct neuron_dma_queue *q)
 		WRITE_ONCE(q->resetting, false);
 		return;
 	}
-	neuron_hw_dma_queue_stop(nd, q->engine, 0);
+	neuron_hw_dma_queue_stop(nd, q->engine, q->queue);
 	neuron_dma_progress_sync(q);
 	cancel_delayed_work(&q->hang_work);
 	spin_lock_irq(&q->lock);
@@ -442,9 +443,9 @@ static struct neuron_dma_queue *neuron_dma_queue_create_locked(struct neuron_nc 
 		return ERR_PTR(-ENOMEM);
 	q->nd = nd;
 	q->nc = nc;
-	q->engine = nc->index * nd->hal->arch->dma_engines_per_nc;
+	neuron_hw_dma_copy_queue(nd, nc->index, &q->engine, &q->queue);
 	q->pattern_byte = -1;
-	q->marker = nd->hal->ops->dma_marker;
+	q->marker = neuron_hw_dma_marker(nd);
 	mutex_init(&q->submit_lock);
 	spin_lock_init(&q->lock);
 	neuron_timeline_init(&q->timeline, &q->lock);
@@ -610,7 +611,7 @@ static void neuron_dma_kick_locked(struct neuron_dma_queue *q)
 	/* Descriptors (coherent memory) before the doorbell, MMIO included. */
 	wmb();
 	if (added)
-		neuron_hw_dma_queue_kick(q->nd, q->engine, 0, q->prod, added);
+		neuron_hw_dma_queue_kick(q->nd, q->engine, q->queue, q->prod, added);
 	mod_delayed_work(system_wq, &q->hang_work, neuron_job_timeout());
 	if (q->marker)
 		schedule_delayed_work(&q->poll_work, 1);
@@ -903,7 +904,7 @@ void neuron_dma_unplug(struct neuron_device *nd)
 			neuron_hw_irq_free(nd, NEURON_IRQ_DMA(i));
 		cancel_delayed_work_sync(&q->hang_work);
 		cancel_work_sync(&q->retire_work);
-		neuron_hw_dma_queue_stop(nd, q->engine, 0);
+		neuron_hw_dma_queue_stop(nd, q->engine, q->queue);
 		mutex_lock(&q->submit_lock);
 		neuron_dma_fail_pending_locked(q, -ENODEV);
 		neuron_dma_queue_hw_free(q);

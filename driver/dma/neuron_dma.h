@@ -160,6 +160,7 @@ static inline struct neuron_dma_req *neuron_job_to_dma(struct neuron_job *job)
  * @nd: the device.
  * @nc: its NeuronCore.
  * @engine: engine index.
+ * @queue: queue index in the engine.
  * @tx: TX descriptor ring.
  * @rx: RX descriptor ring.
  * @status: one struct neuron_dma_status written by the engine (engines
@@ -198,6 +199,7 @@ struct neuron_dma_queue {
 	struct neuron_device *nd;
 	struct neuron_nc *nc;
 	u32 engine;
+	u32 queue;
 	struct neuron_ring tx;
 	struct neuron_ring rx;
 	struct neuron_ring status;

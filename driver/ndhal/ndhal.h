@@ -31,6 +31,7 @@ struct neuron_device;
 struct neuron_mem;
 struct neuron_udma_desc;
 struct ndhal_arch_regs;
+struct ndhal_silicon;
 
 /**
  * struct ndhal_arch - geometry of one arch
@@ -50,6 +51,8 @@ struct ndhal_arch_regs;
  * @regs: where the registers are in @reg_bar, for a backend that programs
  *	the silicon; reach it through the accessors of ndhal_regs.h only.
  *	NULL if the arch has no register map.
+ * @silicon: what else drives the arch's engines (ndhal_silicon.h), NULL
+ *	if the PCI backend does not drive them (v1).
  */
 struct ndhal_arch {
 	u32 arch;
@@ -65,6 +68,7 @@ struct ndhal_arch {
 	u8 reg_bar;
 	u8 dram_bar;
 	const struct ndhal_arch_regs *regs;
+	const struct ndhal_silicon *silicon;
 };
 
 /**
@@ -210,6 +214,8 @@ struct ndhal_exec {
  *	interrupt and no status word are used for DMA.
  * @dma_desc: write the TX and RX descriptors of packet @p at @tx and @rx,
  *	in the engine's format. Needed for NEURON_CAP_COPY.
+ * @dma_copy_queue: optional: the engine and queue of NC @nc's kernel copy
+ *	queue; without it, queue 0 of the NC's first engine.
  * @dma_queue_start: program a DMA queue; its rings start at index 0.
  *	Return: 0 or a negative errno (the queue is then not started).
  * @dma_queue_kick: doorbell: @added more descriptors, those below @prod
@@ -280,6 +286,8 @@ struct ndhal_ops {
 	bool dma_marker;
 	void (*dma_desc)(struct neuron_device *nd, struct neuron_udma_desc *tx,
 			 struct neuron_udma_desc *rx, const struct ndhal_dma_packet *p);
+	void (*dma_copy_queue)(struct neuron_device *nd, u32 nc, u32 *engine,
+			       u32 *queue);
 	int (*dma_queue_start)(struct neuron_device *nd,
 			       const struct ndhal_dma_queue_cfg *cfg);
 	void (*dma_queue_kick)(struct neuron_device *nd, u32 engine, u32 queue,
@@ -319,10 +327,15 @@ extern const struct ndhal_arch ndhal_arch_v1;
 extern const struct ndhal_arch ndhal_arch_v2;
 extern const struct ndhal_arch ndhal_arch_v3;
 
-/* Silicon: the arch tables with the PCI backend. */
+/*
+ * Silicon: the arch tables with the PCI backend, engines off (the query
+ * only), and, for neuron.pci_engines=1, with the engines driven.
+ */
 extern const struct ndhal ndhal_v1;
 extern const struct ndhal ndhal_v2;
 extern const struct ndhal ndhal_v3;
+extern const struct ndhal ndhal_v2_engines;
+extern const struct ndhal ndhal_v3_engines;
 
 /* The simulator impersonating an arch. */
 extern const struct ndhal ndhal_sim_v2;

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ndhal v2: Trainium (trn1) and Inferentia2 (inf2). Geometry from public
- * facts, see docs/hw-facts.md. Silicon is driven by the PCI backend; its
- * engines are not programmed yet, which the device reports
- * (NEURON_DEV_ENGINES_OFF).
+ * ndhal v2: Trainium (trn1) and Inferentia2 (inf2). Geometry and what
+ * drives the silicon, from public facts: see docs/hw-facts.md. Silicon is
+ * driven by the PCI backend: by default it answers the query only
+ * (NEURON_DEV_ENGINES_OFF); with neuron.pci_engines=1 it drives the DMA
+ * engines, which has never run on silicon.
  */
 #include <linux/bits.h>
+#include <linux/sizes.h>
 #include <linux/export.h>
 #include <kunit/visibility.h>
 
@@ -14,6 +16,47 @@
 #include "neuron_compat.h"
 #include "ndhal/ndhal.h"
 #include "ndhal/ndhal_regs.h"
+#include "ndhal/ndhal_silicon.h"
+
+/* NC n copies through host-facing engine 32 + n, queue 0. */
+static void ndhal_v2_copy_queue(u32 nc, u32 *engine, u32 *queue)
+{
+	*engine = 32 + nc;
+	*queue = 0;
+}
+
+/*
+ * The SDMA wrappers of the host-facing engines (the only engines the
+ * driver sets up).
+ */
+static s64 ndhal_v2_sdma_wrapper(u32 engine)
+{
+	switch (engine) {
+	case 32:
+		return 0x30640000;
+	case 33:
+		return 0x30d40000;
+	}
+	return -EOPNOTSUPP;
+}
+
+static const struct ndhal_silicon ndhal_silicon_v2 = {
+	.host_window = BIT_ULL(44),
+	.dma_bits = 44,
+	.misc_ram = 0x30fa0000,
+	.dram_addr = { 0x0, 0x1000000000ULL },
+	.dram_bar = { 0x0, SZ_16G },
+	.dram_channel_size = SZ_16G,
+	.dram_carveout = SZ_16M,
+	.udma = {
+		.m2s_data_rd_cfg = 0x01000400,
+		.m2s_axi_outstanding = 0x0000086f,
+		.s2m_axi_rd_outstanding = 0x00400008,
+		.axi_error_abort = true,
+	},
+	.copy_queue = ndhal_v2_copy_queue,
+	.sdma_wrapper = ndhal_v2_sdma_wrapper,
+};
 
 const struct ndhal_arch ndhal_arch_v2 = {
 	.arch = NEURON_ARCH_V2,
@@ -29,6 +72,7 @@ const struct ndhal_arch ndhal_arch_v2 = {
 	.reg_bar = 0,
 	.dram_bar = 4,
 	.regs = &ndhal_regs_v2,
+	.silicon = &ndhal_silicon_v2,
 };
 EXPORT_SYMBOL_NS_GPL(ndhal_arch_v2, NEURON_NS);
 
@@ -37,4 +81,10 @@ const struct ndhal ndhal_v2 = {
 	.ops = &neuron_pci_ops,
 	.caps = NEURON_CAP_QUERY | NEURON_CAP_RESERVE,
 	.flags = NEURON_DEV_ENGINES_OFF,
+};
+
+const struct ndhal ndhal_v2_engines = {
+	.arch = &ndhal_arch_v2,
+	.ops = &neuron_pci_ops,
+	.caps = NEURON_CAP_QUERY | NEURON_CAP_RESERVE | NEURON_CAP_MEM | NEURON_CAP_COPY,
 };

@@ -1,0 +1,68 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# vm-pci.sh PERSONALITY KERNEL INITRD LOG: boot KERNEL (a PVH-bootable
+# vmlinux or a bzImage) with INITRD as vm.sh does, but under QEMU 11
+# (scripts/qemu11.sh) with the device model of devmodel/ as a vfio-user PCI
+# device of PERSONALITY (trn1 or trn2), the guest's memory shared with it
+# (memory-backend-memfd,share=on). The serial console goes to LOG, the
+# model's log to LOG.model; when both have ended, one line is appended to
+# LOG:
+#   ### NEURON DEVMODEL status=N ###   (the model's exit status)
+# which scripts/check.sh judges: the model (the ASan build by default) must
+# exit 0, that is with no error, leak or undefined behaviour. Exits with
+# QEMU's status (124: timed out). Environment: those of vm.sh, and
+#   NEURON_VM_IOMMU     1: a vIOMMU (intel-iommu with caching mode, which
+#                       QEMU's vfio-user client needs) and intel_iommu=on
+#   NEURON_DEVMODEL     the model's binary (default: devmodel's ASan build,
+#                       built here)
+#   NEURON_DEVMODEL_ARGS more arguments of the model
+
+. "$(dirname "$0")/lib.sh"
+
+[ $# -eq 4 ] || die "usage: $0 trn1|trn2 KERNEL INITRD LOG"
+pers=$1 kernel=$2 initrd=$3 log=$4
+case $pers in trn1 | trn2) ;; *) die "$pers: trn1 or trn2" ;; esac
+model=${NEURON_DEVMODEL:-}
+if [ -z "$model" ]; then
+	need_pkgs gcc make libc6-dev
+	make -s -C "$NEURON_TOP/devmodel" build/asan/neuron-devmodel >&2
+	model=$NEURON_TOP/devmodel/build/asan/neuron-devmodel
+fi
+
+mkdir -p "$(dirname "$log")"
+sock=$(mktemp -d)
+trap 'rm -rf "$sock"' EXIT
+kdir=$(cd "$(dirname "$kernel")" && pwd)
+idir=$(cd "$(dirname "$initrd")" && pwd)
+append='console=ttyS0 panic=-1 oops=panic quiet'
+iommu=()
+if [ "${NEURON_VM_IOMMU:-0}" = 1 ]; then
+	iommu=(-device 'intel-iommu,caching-mode=on')
+	append+=' intel_iommu=on'
+fi
+mem=${NEURON_VM_MEM:-1G}
+
+# shellcheck disable=SC2086 # NEURON_DEVMODEL_ARGS: words on purpose
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	"$model" -s "$sock/vfu.sock" -p "$pers" ${NEURON_DEVMODEL_ARGS:-} >"$log.model" 2>&1 &
+mpid=$!
+for _ in $(seq 100); do [ -S "$sock/vfu.sock" ] && break; sleep 0.1; done
+[ -S "$sock/vfu.sock" ] || { kill $mpid 2>/dev/null; die "the device model did not start: $log.model"; }
+
+qemu=("$NEURON_TOP/scripts/qemu11.sh" -b "$sock" -b "$kdir" -b "$idir" --
+	-machine q35,memory-backend=mem -accel "${NEURON_VM_ACCEL:-tcg}"
+	-object "memory-backend-memfd,id=mem,size=$mem,share=on" -m "$mem" -smp 2
+	-nodefaults -display none -serial stdio -no-reboot -nic none
+	"${iommu[@]}"
+	-kernel "$kdir/${kernel##*/}" -initrd "$idir/${initrd##*/}" -append "$append"
+	-device "{\"driver\":\"vfio-user-pci\",\"socket\":{\"path\":\"$sock/vfu.sock\",\"type\":\"unix\"}}")
+rc=0
+vm_run "$log" "${qemu[@]}" || rc=$?
+# The model ends when its client goes; give it a moment, then ask it to.
+for _ in $(seq 50); do kill -0 $mpid 2>/dev/null || break; sleep 0.1; done
+kill -TERM $mpid 2>/dev/null || true
+mrc=0
+wait $mpid || mrc=$?
+echo "### NEURON DEVMODEL status=$mrc ###" >>"$log"
+exit $rc

@@ -460,6 +460,27 @@ bool dev_intx_raise(struct dev *d)
 	return ok;
 }
 
+int dev_xlate_part(struct dev *d, uint64_t devaddr, uint64_t len, bool write, void **ptr,
+		   uint64_t *avail, const char **why)
+{
+	uint64_t dma;
+	enum dma_result r;
+
+	if (len && pers_host_addr(d->p, devaddr, &dma)) {
+		if (!d->o.no_bus_master_check && !atomic_load(&d->bus_master)) {
+			*why = "bus mastering is off in the command register";
+			return QE_ADDR;
+		}
+		r = dmamap_xlate_part(&d->dma, dma, len, write, ptr, avail);
+		if (r == DMA_OK)
+			return QE_NONE;
+		*why = dma_result_str(r);
+		return QE_ADDR;
+	}
+	*avail = len;
+	return dev_xlate(d, devaddr, len, write, ptr, why);
+}
+
 int dev_xlate(struct dev *d, uint64_t devaddr, uint64_t len, bool write, void **ptr,
 	      const char **why)
 {

@@ -196,6 +196,11 @@ void dev_stop_workers(struct dev *d);
 
 /* Device address -> host pointer for DMA; host addresses need the DMA read
  * lock held. Returns 0 or the enum q_err that the access would raise. */
+/* The same for the part of the range that one DMA map (or the DRAM channel)
+ * holds from devaddr on: *avail gets its length. A data transfer may go on
+ * through adjacent maps: the caller asks again at devaddr + *avail. */
+int dev_xlate_part(struct dev *d, uint64_t devaddr, uint64_t len, bool write, void **ptr,
+		   uint64_t *avail, const char **why);
 int dev_xlate(struct dev *d, uint64_t devaddr, uint64_t len, bool write, void **ptr,
 	      const char **why);
 

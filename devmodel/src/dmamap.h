@@ -78,6 +78,13 @@ void dmamap_unlock(struct dmamap *m);
 
 /* With the read lock held: a pointer to [addr, addr + len) for reading or
  * writing, or the reason there is none. len 0 is refused (DMA_UNMAPPED). */
+/*
+ * Like dmamap_xlate(), for the part of [addr, addr + len) inside the map
+ * that holds addr: *avail gets its length (at most len). A transfer that
+ * goes on into the next map (a vIOMMU maps page by page) asks again.
+ */
+enum dma_result dmamap_xlate_part(struct dmamap *m, uint64_t addr, uint64_t len, bool write,
+				  void **ptr, uint64_t *avail);
 enum dma_result dmamap_xlate(struct dmamap *m, uint64_t addr, uint64_t len, bool write, void **ptr);
 
 const char *dma_result_str(enum dma_result r);

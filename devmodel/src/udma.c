@@ -319,23 +319,27 @@ static enum run run_packet(struct engine *e, unsigned q)
 		uint32_t ti = tx->head, ri = rx->head, rx_left = 0, rx_used = 0;
 		uint8_t trid = tx->head_rid, rrid = rx->head_rid;
 		uint8_t *dst = NULL;
+		uint64_t daddr = 0, dst_avail = 0;
 		struct desc rd;
 
 		dmamap_rdlock(&d->dma);
 		for (uint32_t t = 0; t < n_tx; t++) {
 			uint8_t *src;
 			uint32_t left;
+			uint64_t saddr, src_avail = 0;
 
 			err = desc_read(e, tx_ring, ti, trid, &dsc, &bad, &why);
 			if (!err)
-				err = dev_xlate(d, dsc.addr, dsc.len, false, (void **)&src, &why);
+				err = dev_xlate_part(d, dsc.addr, dsc.len, false, (void **)&src,
+						     &src_avail, &why);
 			if (err) {
 				dmamap_unlock(&d->dma);
 				raise_err(e, q, SIDE_M2S, err, dsc.addr, why);
 				return RUN_ERR;
 			}
-			if (t == 0 && n_tx == 1 && dsc.len == 4 && ld32(src) == MARKER_VALUE &&
-			    atomic_load(&d->lost_completion)) {
+			saddr = dsc.addr;
+			if (t == 0 && n_tx == 1 && dsc.len == 4 && src_avail == 4 &&
+			    ld32(src) == MARKER_VALUE && atomic_load(&d->lost_completion)) {
 				atomic_fetch_sub(&d->lost_completion, 1);
 				atomic_fetch_add(&d->st.markers_dropped, 1);
 				log_info("engine %u queue %u: marker write dropped (fault injection)", e->id, q);
@@ -344,8 +348,19 @@ static enum run run_packet(struct engine *e, unsigned q)
 			}
 			left = dsc.len;
 			while (left) {
-				uint32_t n;
+				uint64_t n;
 
+				if (!src_avail) {
+					/* The range goes on into the next DMA map. */
+					err = dev_xlate_part(d, saddr, left, false, (void **)&src,
+							     &src_avail, &why);
+					if (err) {
+						dmamap_unlock(&d->dma);
+						raise_err(e, q, SIDE_M2S, QE_LENGTH, saddr,
+							  "range runs past a DMA map into no map");
+						return RUN_ERR;
+					}
+				}
 				if (!rx_left) {
 					if (rx_used++ == n_rx) {
 						dmamap_unlock(&d->dma);
@@ -355,19 +370,38 @@ static enum run run_packet(struct engine *e, unsigned q)
 					}
 					err = desc_read(e, rx_ring, ri, rrid, &rd, &bad, &why);
 					if (!err)
-						err = dev_xlate(d, rd.addr, rd.len, true, (void **)&dst, &why);
+						err = dev_xlate_part(d, rd.addr, rd.len, true, (void **)&dst,
+								     &dst_avail, &why);
 					if (err) {
 						dmamap_unlock(&d->dma);
 						raise_err(e, q, SIDE_S2M, err, rd.addr, why);
 						return RUN_ERR;
 					}
 					rx_left = rd.len;
+					daddr = rd.addr;
 					step(&ri, &rrid, rx_len);
+				} else if (!dst_avail) {
+					err = dev_xlate_part(d, daddr, rx_left, true, (void **)&dst,
+							     &dst_avail, &why);
+					if (err) {
+						dmamap_unlock(&d->dma);
+						raise_err(e, q, SIDE_S2M, QE_LENGTH, daddr,
+							  "range runs past a DMA map into no map");
+						return RUN_ERR;
+					}
 				}
 				n = left < rx_left ? left : rx_left;
+				if (n > src_avail)
+					n = src_avail;
+				if (n > dst_avail)
+					n = dst_avail;
 				memmove(dst, src, n);
 				dst += n;
 				src += n;
+				saddr += n;
+				daddr += n;
+				src_avail -= n;
+				dst_avail -= n;
 				left -= n;
 				rx_left -= n;
 			}

@@ -268,6 +268,41 @@ static void err_permissions(void)
 	rig_fini(&r);
 }
 
+/*
+ * A range that runs from one DMA map into the next (a vIOMMU maps page by
+ * page, each page somewhere else in guest memory) moves through both; one
+ * that runs on into no map is a length error.
+ */
+static void across_maps(void)
+{
+	struct rig r;
+	struct gmem g2;
+
+	if (!rig(&r, "trn1"))
+		return;
+	CHECK_EQ(gmem_new(&g2, 3 * 4096), 0);
+	/* IOVA 0x60000000 is g2's page 2, 0x60001000 its page 0: reversed */
+	CHECK_EQ(dmamap_add(&r.d->dma, 0x60000000, 4096, 2 * 4096,
+			    DMA_FLAG_READ | DMA_FLAG_WRITE, dup(g2.fd)), 0);
+	CHECK_EQ(dmamap_add(&r.d->dma, 0x60001000, 4096, 0,
+			    DMA_FLAG_READ | DMA_FLAG_WRITE, dup(g2.fd)), 0);
+	setup_queue(&r, E32, 0, 32);
+	fill(r.d->dram + DRAM0, 8192, 5);
+	copy1(&r, E32, 0, DRAM0 + 0x100, r.hostbit | 0x60000100ull, 8192 - 0x200);
+	CHECK_EQ(r.d->eng[E32].q[0].s[SIDE_S2M].err, QE_NONE);
+	CHECK(!memcmp(g2.p + 2 * 4096 + 0x100, r.d->dram + DRAM0 + 0x100, 4096 - 0x100));
+	CHECK(!memcmp(g2.p, r.d->dram + DRAM0 + 4096, 4096 - 0x100));
+	/* and back, from both pages */
+	copy1(&r, E32, 0, r.hostbit | 0x60000100ull, DRAM0 + 0x10000, 8192 - 0x200);
+	CHECK_EQ(r.d->eng[E32].q[0].s[SIDE_M2S].err, QE_NONE);
+	CHECK(!memcmp(r.d->dram + DRAM0 + 0x10000, r.d->dram + DRAM0 + 0x100, 8192 - 0x200));
+	/* past the second map: nothing mapped there */
+	copy1(&r, E32, 0, DRAM0, r.hostbit | 0x60001800ull, 4096);
+	check_error(&r, E32, 0, SIDE_S2M, QE_LENGTH, 2);
+	gmem_free(&g2);
+	rig_fini(&r);
+}
+
 static void err_ring_config(void)
 {
 	static const uint32_t bad_len[] = { 0, 16, 33, 48 + 1, 0xFFFFF0 + 16 };
@@ -485,6 +520,7 @@ const struct test udma_tests[] = {
 	{ "udma.error_ring_id", err_ring_id },
 	{ "udma.error_addresses", err_addresses },
 	{ "udma.error_permissions", err_permissions },
+	{ "udma.across_dma_maps", across_maps },
 	{ "udma.error_ring_config", err_ring_config },
 	{ "udma.error_format_injection", err_format_and_injection },
 	{ "udma.hang_pause_state", hang_pause_state },

@@ -190,7 +190,8 @@ static int neuron_exec_start_locked(struct neuron_exec_queue *eq, struct neuron_
 		return ret;
 	eq->started = local_clock();
 	ej->started = eq->started;
-	eq->deadline = jiffies + msecs_to_jiffies(ej->timeout_ms);
+	/* One jiffy more: the current one is partly gone, never time out early. */
+	eq->deadline = jiffies + msecs_to_jiffies(ej->timeout_ms) + 1;
 	/*
 	 * The timer is armed for the earliest deadline only: a pending one
 	 * due before this deadline re-arms itself for the rest (and an
@@ -200,8 +201,7 @@ static int neuron_exec_start_locked(struct neuron_exec_queue *eq, struct neuron_
 	if (!delayed_work_pending(&eq->timeout_work) ||
 	    time_before(eq->deadline, eq->timer_at)) {
 		eq->timer_at = eq->deadline;
-		mod_delayed_work(system_wq, &eq->timeout_work,
-				 msecs_to_jiffies(ej->timeout_ms));
+		mod_delayed_work(system_wq, &eq->timeout_work, eq->deadline - jiffies);
 	}
 	/* Its waiters may compute it now (neuron_exec_wait()). */
 	neuron_nc_wake(eq->nc);

@@ -79,4 +79,20 @@ static inline void neuron_eventfd_signal(struct eventfd_ctx *ctx)
 #define neuron_genl_dump_attrs(cb)	(genl_dumpit_info(cb)->attrs)
 #endif
 
+/*
+ * 6.13 ("hrtimers: Introduce hrtimer_setup() to replace hrtimer_init()"),
+ * hrtimer_init() gone in 6.15: the callback is set with the timer.
+ */
+#include <linux/hrtimer.h>
+
+#ifndef NEURON_HAVE_HRTIMER_SETUP
+static inline void hrtimer_setup(struct hrtimer *timer,
+				 enum hrtimer_restart (*function)(struct hrtimer *),
+				 clockid_t clock_id, enum hrtimer_mode mode)
+{
+	hrtimer_init(timer, clock_id, mode);
+	timer->function = function;
+}
+#endif
+
 #endif /* _NEURON_COMPAT_H */

@@ -232,17 +232,32 @@ static void neuron_dma_fail_pending_locked(struct neuron_dma_queue *q, int statu
 	}
 }
 
+/* (Re)arm the marker poll @us from now. */
+static void neuron_dma_poll_arm(struct neuron_dma_queue *q, u32 us)
+{
+	hrtimer_start(&q->poll_timer, ns_to_ktime((u64)us * NSEC_PER_USEC), HRTIMER_MODE_REL);
+}
+
+static enum hrtimer_restart neuron_dma_poll_timer(struct hrtimer *t)
+{
+	struct neuron_dma_queue *q = container_of(t, struct neuron_dma_queue, poll_timer);
+
+	queue_work(system_highpri_wq, &q->poll_work);
+	return HRTIMER_NORESTART;
+}
+
 /*
  * Marker backends: the newest marker that landed tells how far the engine
  * got (it runs the ring in order, and the write barrier of the packet
  * before each marker puts the data first). With no marker new, ask the
- * backend whether the engine stopped on an error. Runs every jiffy while
- * the queue has work (a kick starts it); never sleeps for the device.
+ * backend whether the engine stopped on an error. Runs while the queue has
+ * work (a kick starts it), at a period that starts short after each
+ * progress and doubles while nothing lands; never sleeps for the device.
  */
 static void neuron_dma_poll_work(struct work_struct *work)
 {
-	struct neuron_dma_queue *q = container_of(to_delayed_work(work),
-						  struct neuron_dma_queue, poll_work);
+	struct neuron_dma_queue *q = container_of(work, struct neuron_dma_queue, poll_work);
+	u32 us;
 	__le32 *marks = q->marks.va;
 	u32 done, pub, i, j, err = 0;
 	bool more;
@@ -273,13 +288,25 @@ static void neuron_dma_poll_work(struct work_struct *work)
 	if (err && !q->error)
 		q->error = err;
 	more = q->done_idx != q->published && !q->error && !q->stopped;
+	q->poll_us = i != done ? NEURON_DMA_POLL_MIN_US :
+		     min_t(u32, 2 * q->poll_us, NEURON_DMA_POLL_MAX_US);
+	us = q->poll_us;
 	spin_unlock_irq(&q->lock);
 	if (i != done || err) {
 		schedule_work(&q->retire_work);
 		wake_up_all(&q->wait);
 	}
 	if (more)
-		schedule_delayed_work(&q->poll_work, 1);
+		neuron_dma_poll_arm(q, us);
+}
+
+/* Stop the marker poll; it starts again at the next kick. */
+static void neuron_dma_poll_stop(struct neuron_dma_queue *q)
+{
+	hrtimer_cancel(&q->poll_timer);
+	cancel_work_sync(&q->poll_work);
+	/* The work re-arms only while work is due, which the caller ended. */
+	hrtimer_cancel(&q->poll_timer);
 }
 
 /*
@@ -289,7 +316,7 @@ static void neuron_dma_poll_work(struct work_struct *work)
 static void neuron_dma_progress_sync(struct neuron_dma_queue *q)
 {
 	if (q->marker)
-		cancel_delayed_work_sync(&q->poll_work);
+		neuron_dma_poll_stop(q);
 	else
 		neuron_hw_irq_sync(q->nd, NEURON_IRQ_DMA(q->nc->index));
 }
@@ -453,7 +480,9 @@ static struct neuron_dma_queue *neuron_dma_queue_create_locked(struct neuron_nc 
 	init_waitqueue_head(&q->wait);
 	INIT_WORK(&q->retire_work, neuron_dma_retire_work);
 	INIT_DELAYED_WORK(&q->hang_work, neuron_dma_hang_work);
-	INIT_DELAYED_WORK(&q->poll_work, neuron_dma_poll_work);
+	INIT_WORK(&q->poll_work, neuron_dma_poll_work);
+	hrtimer_setup(&q->poll_timer, neuron_dma_poll_timer, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL);
 
 	ret = neuron_ring_alloc(nd, &q->tx, NEURON_DMA_RING_ENTRIES,
 				sizeof(struct neuron_udma_desc));
@@ -613,8 +642,12 @@ static void neuron_dma_kick_locked(struct neuron_dma_queue *q)
 	if (added)
 		neuron_hw_dma_queue_kick(q->nd, q->engine, q->queue, q->prod, added);
 	mod_delayed_work(system_wq, &q->hang_work, neuron_job_timeout());
-	if (q->marker)
-		schedule_delayed_work(&q->poll_work, 1);
+	if (q->marker && added) {
+		spin_lock_irq(&q->lock);
+		q->poll_us = NEURON_DMA_POLL_MIN_US;
+		spin_unlock_irq(&q->lock);
+		neuron_dma_poll_arm(q, NEURON_DMA_POLL_MIN_US);
+	}
 }
 
 /*
@@ -899,7 +932,7 @@ void neuron_dma_unplug(struct neuron_device *nd)
 		 * engine stops and every job not retired fails with -ENODEV.
 		 */
 		if (q->marker)
-			cancel_delayed_work_sync(&q->poll_work);
+			neuron_dma_poll_stop(q);
 		else
 			neuron_hw_irq_free(nd, NEURON_IRQ_DMA(i));
 		cancel_delayed_work_sync(&q->hang_work);

@@ -38,6 +38,7 @@
 #define _NEURON_DMA_H
 
 #include <linux/dma-fence.h>
+#include <linux/hrtimer.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
@@ -55,6 +56,9 @@
 #define NEURON_DMA_RING_GAP	16
 /* Data packets between two markers at most: half the ring, less the gap and the marker. */
 #define NEURON_DMA_MARK_BATCH	(NEURON_DMA_RING_ENTRIES / 2 - NEURON_DMA_RING_GAP - 1)
+/* The marker poll's period: from a doorbell on, doubled while nothing lands. */
+#define NEURON_DMA_POLL_MIN_US	20
+#define NEURON_DMA_POLL_MAX_US	2000
 /* What a marker packet copies into its slot. */
 #define NEURON_DMA_MARK		0xabcdef01
 
@@ -194,6 +198,10 @@ static inline struct neuron_dma_req *neuron_job_to_dma(struct neuron_job *job)
  * @retire_work: retires completed jobs, resets the queue on error.
  * @hang_work: declares the queue hung when it stops making progress.
  * @poll_work: marker backends: looks for markers while there is work.
+ * @poll_timer: starts @poll_work: soon after a doorbell, then less and
+ *	less often while nothing lands (@poll_us, NEURON_DMA_POLL_MIN_US to
+ *	NEURON_DMA_POLL_MAX_US).
+ * @poll_us: the poll's period now; under @lock.
  */
 struct neuron_dma_queue {
 	struct neuron_device *nd;
@@ -225,7 +233,9 @@ struct neuron_dma_queue {
 	wait_queue_head_t wait;
 	struct work_struct retire_work;
 	struct delayed_work hang_work;
-	struct delayed_work poll_work;
+	struct work_struct poll_work;
+	struct hrtimer poll_timer;
+	u32 poll_us;
 };
 
 extern unsigned int neuron_job_timeout_ms;

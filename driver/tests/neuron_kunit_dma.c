@@ -180,10 +180,14 @@ static struct kunit_suite neuron_copy_suite = {
 static struct neuron_device *dram_device(struct kunit *test)
 {
 	struct neuron_device *nd = kunit_kzalloc(test, sizeof(*nd), GFP_KERNEL);
+	int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, nd);
 	nd->hal = &ndhal_sim_v3;
 	nd->dram_size = SZ_64M;
+	/* As neuron_device_create() sets them without a backend's bases. */
+	for (i = 0; i < 4; i++)
+		nd->dram_base[i] = (u64)i * SZ_16M;
 	neuron_device_mem_init(nd);
 	return nd;
 }
@@ -260,8 +264,32 @@ static void dram_reuses_holes(struct kunit *test)
 	neuron_device_mem_fini(nd);
 }
 
+/*
+ * A backend's own channel bases (the PCI backend's start past a carve-out,
+ * at addresses unrelated to the channel's index): addresses come from the
+ * channel's base, and unplacing finds the range again.
+ */
+static void dram_backend_bases(struct kunit *test)
+{
+	struct neuron_device *nd = dram_device(test);
+	struct neuron_mem *a = dram_mem(test, 2), *b = dram_mem(test, 1);
+	struct neuron_mem *again = dram_mem(test, 2);
+	u64 base2 = 0x2000000000ULL + SZ_16M;
+
+	nd->dram_base[2] = base2;
+	KUNIT_EXPECT_EQ(test, dram_place(test, nd, a, 2, 1), base2);
+	KUNIT_EXPECT_EQ(test, dram_place(test, nd, b, 2, 1), base2 + 2 * PAGE_SIZE);
+	neuron_dram_unplace(nd, a);
+	/* a's range is free again: the lowest fit is where it was. */
+	KUNIT_EXPECT_EQ(test, dram_place(test, nd, again, 2, 1), base2);
+	neuron_dram_unplace(nd, b);
+	neuron_dram_unplace(nd, again);
+	neuron_device_mem_fini(nd);
+}
+
 static struct kunit_case neuron_dram_cases[] = {
 	KUNIT_CASE(dram_channels_and_alignment),
+	KUNIT_CASE(dram_backend_bases),
 	KUNIT_CASE(dram_full_and_exact_fit),
 	KUNIT_CASE(dram_reuses_holes),
 	{}

@@ -150,9 +150,13 @@ TEST_F(res, enforced_on_other_files)
 		.nc = 0, .type = NEURON_NOTIFY_COMPLETION, .entries = 16,
 		.eventfd = -1,
 	};
+	bool notify = self->info.caps & NEURON_CAP_NOTIFY;
 	struct neuron_mem_alloc a0, a0b, a1, m;
 	struct neuron_memset ms = { .size = 4096 };
 
+	if (neuron_skip_no_cap(_metadata, &self->node, self->info.caps,
+			       NEURON_CAP_MEM | NEURON_CAP_COPY, "memory and copies"))
+		return;
 	/* fd2's objects on NC 0 and 1, made before the reservation. */
 	ASSERT_EQ(0, neuron_mem_alloc(self->fd2, NEURON_MEM_DEVICE, 8192, 0, &a0));
 	ASSERT_EQ(0, neuron_mem_alloc(self->fd2, NEURON_MEM_DEVICE, 8192, 0, &a0b));
@@ -170,14 +174,17 @@ TEST_F(res, enforced_on_other_files)
 					 NULL, NULL, 4096, 0, NULL));
 	ms.handle = a0.handle;
 	EXPECT_EQ(-EBUSY, neuron_ioctl(self->fd2, NEURON_IOCTL_MEMSET, &ms));
-	EXPECT_EQ(-EBUSY, neuron_ioctl(self->fd2, NEURON_IOCTL_NOTIFY_SETUP, &ns));
+	/* A device without notification queues says so first. */
+	EXPECT_EQ(notify ? -EBUSY : -EOPNOTSUPP,
+		  neuron_ioctl(self->fd2, NEURON_IOCTL_NOTIFY_SETUP, &ns));
 	/* Its other NC still works for it, and the owner does everything. */
 	EXPECT_EQ(0, neuron_copy_op(self->fd2, a1.handle, 0, a1.handle, 4096,
 				    NULL, NULL, 4096, 0, NULL));
 	ASSERT_EQ(0, neuron_mem_alloc(self->node.fd, NEURON_MEM_DEVICE, 8192, 0, &m));
 	EXPECT_EQ(0, neuron_copy_op(self->node.fd, m.handle, 0, m.handle, 4096,
 				    NULL, NULL, 4096, 0, NULL));
-	EXPECT_EQ(0, neuron_ioctl(self->node.fd, NEURON_IOCTL_NOTIFY_SETUP, &ns));
+	EXPECT_EQ(notify ? 0 : -EOPNOTSUPP,
+		  neuron_ioctl(self->node.fd, NEURON_IOCTL_NOTIFY_SETUP, &ns));
 	/* Released: open to fd2 again (its queue is now taken: -EBUSY there). */
 	ASSERT_EQ(0, neuron_release(self->node.fd, 1));
 	EXPECT_EQ(0, neuron_copy_op(self->fd2, a0.handle, 0, a0b.handle, 0,
@@ -294,6 +301,10 @@ TEST_F(res, sem_ops)
 	__u32 last = self->info.semaphores_per_nc - 1, v = 99;
 	int fd = self->node.fd;
 
+	if (neuron_skip_no_cap(_metadata, &self->node, self->info.caps,
+			       NEURON_CAP_SEM, "NEURON_CAP_SEM"))
+		return;
+
 	ASSERT_EQ(0, neuron_reserve(fd, 3));
 	EXPECT_EQ(0, neuron_sem(fd, 0, SEMA, last, NEURON_SEM_READ, 0, 0, &v));
 	EXPECT_EQ(0U, v);
@@ -330,6 +341,10 @@ TEST_F(res, sem_needs_the_reservation)
 {
 	__u32 v;
 
+	if (neuron_skip_no_cap(_metadata, &self->node, self->info.caps,
+			       NEURON_CAP_SEM, "NEURON_CAP_SEM"))
+		return;
+
 	EXPECT_EQ(-EACCES, neuron_sem(self->node.fd, 0, SEMA, 0, NEURON_SEM_READ, 0, 0, &v));
 	ASSERT_EQ(0, neuron_reserve(self->fd2, 1));
 	EXPECT_EQ(-EACCES, neuron_sem(self->node.fd, 0, SEMA, 0, NEURON_SEM_SET, 1, 0, &v));
@@ -343,6 +358,10 @@ TEST_F(res, sem_bad_fields)
 	struct neuron_nc_sem s = { .kind = SEMA, .op = NEURON_SEM_READ };
 	int fd = self->node.fd;
 	__u32 v;
+
+	if (neuron_skip_no_cap(_metadata, &self->node, self->info.caps,
+			       NEURON_CAP_SEM, "NEURON_CAP_SEM"))
+		return;
 
 	ASSERT_EQ(0, neuron_reserve(fd, 1));
 	EXPECT_EQ(-EINVAL, neuron_sem(fd, 0, SEMA, self->info.semaphores_per_nc,
@@ -388,6 +407,10 @@ TEST_F(res, sem_wait)
 	pthread_t t;
 	__u32 v;
 
+	if (neuron_skip_no_cap(_metadata, &self->node, self->info.caps,
+			       NEURON_CAP_SEM, "NEURON_CAP_SEM"))
+		return;
+
 	ASSERT_EQ(0, neuron_reserve(fd, 1));
 	/* Not there yet, deadline passed: ETIME at once. */
 	EXPECT_EQ(-ETIME, neuron_sem(fd, 0, SEMA, 3, NEURON_SEM_WAIT, 3, 0, &v));
@@ -429,6 +452,10 @@ TEST_F_TIMEOUT(res, sem_wait_release, 30)
 	};
 	pthread_t t;
 
+	if (neuron_skip_no_cap(_metadata, &self->node, self->info.caps,
+			       NEURON_CAP_SEM, "NEURON_CAP_SEM"))
+		return;
+
 	ASSERT_EQ(0, neuron_reserve(self->node.fd, 1));
 	ASSERT_EQ(0, pthread_create(&t, NULL, sem_wait_fn, &w));
 	neuron_sleep_ms(200);
@@ -445,6 +472,10 @@ TEST_F_TIMEOUT(res, sem_wait_removal, 30)
 		.deadline = INT64_MAX,
 	};
 	pthread_t t;
+
+	if (neuron_skip_no_cap(_metadata, &self->node, self->info.caps,
+			       NEURON_CAP_SEM, "NEURON_CAP_SEM"))
+		return;
 
 	if (!self->node.created)
 		SKIP(return, "needs a simulated device to remove");

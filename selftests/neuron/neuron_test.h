@@ -146,6 +146,19 @@ static inline void neuron_require_sim(struct __test_metadata *_metadata)
 
 /*
  * In a test body: skip (and return true) unless the device (@n, whose
+ * caps are @caps) has every capability of @want (named @name).
+ */
+static inline bool neuron_skip_no_cap(struct __test_metadata *_metadata,
+				      const struct neuron_node *n, __u64 caps,
+				      __u64 want, const char *name)
+{
+	if ((caps & want) == want)
+		return false;
+	SKIP(return true, "%s has no %s", n->path, name);
+}
+
+/*
+ * In a test body: skip (and return true) unless the device (@n, whose
  * caps are @caps) has memory objects.
  */
 static inline bool neuron_skip_no_mem(struct __test_metadata *_metadata,

@@ -3,16 +3,18 @@
 #
 # check.sh [TIER...] (`make check`): the whole test loop, in tiers (default:
 # all of them, in this order):
-#   distro  for Debian 6.1, 6.12 and the newest trixie-backports kernel
-#           (7.x; its module is built in a trixie chroot, see
-#           scripts/fetch-kernel.sh): fetch the kernel, build neuron.ko
+#   distro  for Debian 5.10 (bullseye), 6.1, 6.12 and the newest
+#           trixie-backports kernel (7.x); the modules of 5.10 and 7.x are
+#           built in a bullseye and a trixie chroot, with the compiler of
+#           their headers (scripts/fetch-kernel.sh): fetch the kernel, build neuron.ko
 #           (warning-free), boot it in QEMU with the selftests and judge the
 #           serial log (scripts/verdict.sh); then the style gates
 #           (scripts/gates.sh), the DKMS test (scripts/dkms-test.sh) and a VM
 #           boot of the DKMS-installed module (loaded with modprobe); the
 #           last two need 6.1. NEURON_KERNELS="6.1 ..." limits the distro
-#           kernels (series names of scripts/fetch-kernel.sh: 6.1, 6.12,
-#           trixie-bpo) for a quick local loop; `make check` runs all three.
+#           kernels (series names of scripts/fetch-kernel.sh: 5.10, 6.1,
+#           6.12, trixie-bpo) for a quick local loop; `make check` runs all
+#           four.
 #   debug   the debug test kernel (scripts/debug-kernel.sh: KUnit, KASAN,
 #           lockdep, kmemleak, UBSAN, fault injection, gcov): neuron.ko and
 #           neuron_kunit.ko built with gcov, one VM boot running the
@@ -93,10 +95,10 @@ done
 tier() { [[ " ${tiers[*]} " == *" $1 "* ]]; }
 kernels=()
 if tier distro; then
-	read -ra kernels <<<"${NEURON_KERNELS:-6.1 6.12 trixie-bpo}"
+	read -ra kernels <<<"${NEURON_KERNELS:-5.10 6.1 6.12 trixie-bpo}"
 	for series in "${kernels[@]}"; do
-		case $series in 6.1 | 6.12 | trixie-bpo) ;;
-		*) die "NEURON_KERNELS: $series is not 6.1, 6.12 or trixie-bpo" ;;
+		case $series in 5.10 | 6.1 | 6.12 | trixie-bpo) ;;
+		*) die "NEURON_KERNELS: $series is not 5.10, 6.1, 6.12 or trixie-bpo" ;;
 		esac
 	done
 	[ ${#kernels[@]} -gt 0 ] || die "NEURON_KERNELS names no kernel"

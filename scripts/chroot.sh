@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # chroot.sh [-b PATH]... SUITE [CMD [ARG...]]: a minimal Debian SUITE
-# userland that builds kernel modules, for kernels whose headers need a newer
-# compiler and C library than the host has (trixie's kernels: gcc-14,
-# glibc 2.38+, host tools of linux-kbuild linked against them).
+# userland that builds kernel modules, for kernels whose headers name
+# another compiler than the host's: trixie's kernels need gcc-14 and glibc
+# 2.38+ (the host tools of linux-kbuild are linked against them); bullseye's
+# 5.10 kernel was built with gcc-10, which bookworm does not have, and its
+# modules are built with that compiler in a bullseye userland.
 #
 # Made once with debootstrap (--variant=minbase plus $PKGS, about 1 minute,
 # the packages checked against debian-archive-keyring) from the mirror the
@@ -25,7 +27,6 @@
 
 . "$(dirname "$0")/lib.sh"
 
-PKGS=gcc-14,make,libc6-dev,pahole
 
 binds=()
 while [ $# -gt 0 ] && [ "$1" = -b ]; do
@@ -37,9 +38,13 @@ done
 [ $# -ge 1 ] || die "usage: $0 [-b PATH]... SUITE [CMD [ARG...]]"
 suite=$1
 shift
+# What each suite's chroot holds: the compiler of that suite's kernel
+# headers, make, the C library headers and pahole (BTF of the module;
+# bullseye's is in dwarves).
 case $suite in
-trixie) ;;
-*) die "$suite: unknown suite (known: trixie)" ;;
+trixie) PKGS=gcc-14,make,libc6-dev,pahole ;;
+bullseye) PKGS=gcc-10,make,libc6-dev,dwarves ;;
+*) die "$suite: unknown suite (known: trixie, bullseye)" ;;
 esac
 
 key=$(printf '%s %s\n' "$suite" "$PKGS" | md5sum | cut -c1-8)

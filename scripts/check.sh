@@ -3,22 +3,31 @@
 #
 # check.sh [TIER...] (`make check`): the whole test loop, in tiers (default:
 # all of them, in this order):
-#   distro  for Debian 6.1, 6.12 and the newest trixie-backports kernel
-#           (7.x; its module is built in a trixie chroot, see
-#           scripts/fetch-kernel.sh): fetch the kernel, build neuron.ko
+#   distro  for Debian 5.10 (bullseye), 6.1, 6.12 and the newest
+#           trixie-backports kernel (7.x); the modules of 5.10 and 7.x are
+#           built in a bullseye and a trixie chroot, with the compiler of
+#           their headers (scripts/fetch-kernel.sh): fetch the kernel, build neuron.ko
 #           (warning-free), boot it in QEMU with the selftests and judge the
 #           serial log (scripts/verdict.sh); then the style gates
-#           (scripts/gates.sh), the DKMS test (scripts/dkms-test.sh) and a VM
-#           boot of the DKMS-installed module (loaded with modprobe); the
-#           last two need 6.1. NEURON_KERNELS="6.1 ..." limits the distro
-#           kernels (series names of scripts/fetch-kernel.sh: 6.1, 6.12,
-#           trixie-bpo) for a quick local loop; `make check` runs all three.
+#           (scripts/gates.sh), the DKMS test (scripts/dkms-test.sh) with
+#           bookworm's dkms against 6.1 and trixie's dkms 3.2 against 7.x,
+#           the Debian packages (scripts/deb-build.sh, deb-test.sh) and a VM
+#           of 6.1 booting what they installed (the module DKMS built,
+#           loaded with modprobe; udev's rule applied by Debian's
+#           systemd-udevd; the packaged library and tools); the DKMS and
+#           package tests need 6.1. NEURON_KERNELS="6.1 ..." limits the distro
+#           kernels (series names of scripts/fetch-kernel.sh: 5.10, 6.1,
+#           6.12, trixie-bpo) for a quick local loop; `make check` runs all
+#           four.
 #   debug   the debug test kernel (scripts/debug-kernel.sh: KUnit, KASAN,
 #           lockdep, kmemleak, UBSAN, fault injection, gcov): neuron.ko and
 #           neuron_kunit.ko built with gcov, one VM boot running the
 #           selftests, neuron_fault and the KUnit suites, then a kmemleak
 #           scan; the gcov data is put beside the build (in the run's log
-#           folder) for `make coverage`.
+#           folder) for `make coverage`. Then signed modules: dkms signs
+#           the modules with the kernel's test MOK key, and a VM booted with
+#           module.sig_enforce=1 loads them and refuses an unsigned and an
+#           untrusted one (scripts/tests/neuron_modsig).
 #   Both tiers' VMs also run libshim's API tests (test_nrt) and the MLP
 #   demo against libnrt.so.1 installed into the VM's /usr; before them, the
 #   host tests of libshim (headers, ABI, container reader, fuzzing).
@@ -93,10 +102,10 @@ done
 tier() { [[ " ${tiers[*]} " == *" $1 "* ]]; }
 kernels=()
 if tier distro; then
-	read -ra kernels <<<"${NEURON_KERNELS:-6.1 6.12 trixie-bpo}"
+	read -ra kernels <<<"${NEURON_KERNELS:-5.10 6.1 6.12 trixie-bpo}"
 	for series in "${kernels[@]}"; do
-		case $series in 6.1 | 6.12 | trixie-bpo) ;;
-		*) die "NEURON_KERNELS: $series is not 6.1, 6.12 or trixie-bpo" ;;
+		case $series in 5.10 | 6.1 | 6.12 | trixie-bpo) ;;
+		*) die "NEURON_KERNELS: $series is not 5.10, 6.1, 6.12 or trixie-bpo" ;;
 		esac
 	done
 	[ ${#kernels[@]} -gt 0 ] || die "NEURON_KERNELS names no kernel"
@@ -190,6 +199,7 @@ for series in "${kernels[@]}"; do
 		continue
 	fi
 	[ "$series" != 6.1 ] || { KREL61=$KREL KDIR61=$KDIR VMLINUX61=$VMLINUX; }
+	[ "$series" != trixie-bpo ] || { KRELT=$KREL KDIRT=$KDIR; }
 	log "$KREL: building neuron.ko"
 	d="$RUN/$KREL"
 	mkdir -p "$d"
@@ -231,29 +241,53 @@ tier distro && [ -z "${KREL61:-}" ] && [[ " ${kernels[*]} " != *" 6.1 "* ]] &&
 	summary+=("dkms: not run (NEURON_KERNELS has no 6.1)")
 
 # The DKMS test installs the module into R/lib/modules/<release>/ (a
-# sandboxed DKMS tree); the VM then loads it from there with modprobe.
+# sandboxed DKMS tree, the real dkms, dkms.conf's rules; docs/dkms.md).
 R="$BUILD/dkms-root"
-if tier distro && [ -n "${KREL61:-}" ] &&
-	run_optional dkms "$S/dkms-test.sh" "$KREL61" "$KDIR61" "$R" &&
-	[ -e "${progs[0]}" ]; then
-	vm_check "$KREL61 (DKMS, modprobe)" "$VMLINUX61" "$RUN/$KREL61-dkms" \
-		-r "$R" "${shim_opt[@]}" "${progs[@]}" "${progs32[@]}" "${shim_progs[@]}"
-	summary+=("$KREL61 (DKMS, modprobe): $VM_SUMMARY")
+tier distro && [ -n "${KREL61:-}" ] &&
+	run_optional dkms "$S/dkms-test.sh" "$KREL61" "$KDIR61" "$R" || true
+# The same test with trixie's dkms (3.2), in a trixie chroot that has it
+# (scripts/chroot.sh trixie-dkms), against the trixie-backports kernel:
+# the tree and the kernel bind-mounted at their own paths.
+if tier distro && [ -n "${KRELT:-}" ]; then
+	tb=(-b "$NEURON_TOP")
+	[ "$SRC" = "$NEURON_TOP" ] || tb+=(-b "$SRC")
+	run_optional dkms-trixie "$S/chroot.sh" "${tb[@]}" -b "${KDIRT%/usr/src/*}" \
+		trixie-dkms env NEURON_SRC="$SRC" bash "$S/dkms-test.sh" "$KRELT" "$KDIRT" \
+		"$BUILD/dkms-root-trixie" || true
+elif tier distro; then
+	summary+=("dkms-trixie: not run (NEURON_KERNELS has no trixie-bpo)")
 fi
 
 # The Debian packages (debian/, docs/packaging.md): built from a clean copy
 # of the tree and checked with lintian (deb-build.sh), then installed in a
 # throwaway bookworm root with their maintainer scripts, DKMS building the
-# module against the 6.1 headers (deb-test.sh, its own counts).
-DEBS="$BUILD/debs"
+# module against the 6.1 headers (deb-test.sh, its own counts). The DKMS
+# VM then boots what they installed (deb-test.sh --vm-root): the modules
+# that DKMS built, loaded with modprobe; Debian's systemd-udevd applying
+# the packaged rule (scripts/tests/neuron_udev); the packaged tools and
+# libnrt.so.1 running the tool tests, test_nrt and the demo
+# (scripts/tests/neuron_debs, neuron_tools_pkg); and the selftests.
+DEBS="$BUILD/debs" DEBROOT="$BUILD/deb-root"
 if tier distro && run_optional deb-build "$S/deb-build.sh" "$DEBS" && [ -n "${KREL61:-}" ]; then
 	log "deb-test: installing the packages in a bookworm root"
-	"$S/deb-test.sh" "$DEBS" "$KREL61" "$KDIR61" >"$RUN/deb-test.log" 2>&1 && ok=0 || ok=1
+	"$S/deb-test.sh" --vm-root "$DEBROOT" "$DEBS" "$KREL61" "$KDIR61" >"$RUN/deb-test.log" 2>&1 &&
+		ok=0 || ok=1
 	read -r p _ f _ < <(grep -E '^deb-test: [0-9]+ passed, [0-9]+ failed$' "$RUN/deb-test.log" |
 		tail -n 1 | sed 's/^deb-test: //' | tr -d ',') || true
 	passed=$((passed + ${p:-0})) failed=$((failed + ${f:-0}))
 	check "deb-test ($RUN/deb-test.log)" "$ok" "$RUN/deb-test.log"
 	summary+=("deb-test: ${p:-?} passed, ${f:-?} failed")
+	if [ -x "$DEBROOT/usr/bin/neuron-ls" ] && [ -e "${progs[0]}" ] && [ ${#shim_progs[@]} -gt 0 ]; then
+		debprogs=()
+		for p in "${progs[@]}" "${progs32[@]}"; do
+			case ${p##*/} in neuron-ls | neuron-monitor | neuron_tools) ;; *) debprogs+=("$p") ;; esac
+		done
+		vm_check "$KREL61 (Debian packages: DKMS, udev, libnrt1, neuron-tools)" "$VMLINUX61" \
+			"$RUN/$KREL61-debs" -r "$DEBROOT" -l "$DEBROOT" -x "$PROGS/neuron_tools" \
+			"$S/tests/neuron_udev" "$S/tests/neuron_debs" "$S/tests/neuron_tools_pkg" \
+			"${debprogs[@]}" "${shim_progs[@]}"
+		summary+=("$KREL61 (Debian packages): $VM_SUMMARY")
+	fi
 fi
 
 # The debug tier: one boot of the debug kernel. Lock-order checking sees
@@ -290,6 +324,42 @@ debug_tier() {
 		line+=", coverage: $(awk '$1 == "TOTAL" { print $2 " of " $3 " lines" }' "$d/coverage.txt")"
 	fi
 	summary+=("$line")
+	[ -f "$b/neuron.ko" ] && [ -e "${progs[0]}" ] && modsig_test "$b/neuron.ko"
+}
+
+# modsig_test UNSIGNED_KO: signed modules (docs/dkms.md, "Secure Boot"). The
+# real dkms installs the modules for the debug kernel in a sandbox, signing
+# them with the test MOK key that kernel trusts (scripts/debug-kernel.sh),
+# as it would with the key /etc/dkms/framework.conf names; a VM booted with
+# module.sig_enforce=1 loads them with modprobe and runs
+# scripts/tests/neuron_modsig, which must see UNSIGNED_KO (this run's build)
+# and a copy signed with a throwaway key refused.
+modsig_test() {
+	local d="$RUN/$KRELEASE-modsig" r="$BUILD/dkms-root-signed" ok
+	mkdir -p "$d"
+	log "$KRELEASE: DKMS install signed with the test MOK key"
+	NEURON_DKMS_KEY="$KDIR/certs/neuron-test-mok.key" \
+		NEURON_DKMS_CERT="$KDIR/certs/neuron-test-mok.der" \
+		"$S/dkms-test.sh" "$KRELEASE" "$KDIR" "$r" >"$d/dkms.log" 2>&1 && ok=0 || ok=1
+	check "dkms install for $KRELEASE, signed with the test MOK key ($d/dkms.log)" "$ok" "$d/dkms.log"
+	if [ "$ok" != 0 ]; then
+		summary+=("$KRELEASE (signed modules): FAILED to install with dkms")
+		return
+	fi
+	cp "$1" "$d/neuron-unsigned.ko"
+	cp "$1" "$d/neuron-untrusted.ko"
+	{
+		openssl req -new -x509 -nodes -days 1 -subj "/CN=neuron untrusted test key/" \
+			-newkey rsa:2048 -keyout "$d/untrusted.key" -outform DER -out "$d/untrusted.der" &&
+			"$KDIR/scripts/sign-file" sha512 "$d/untrusted.key" "$d/untrusted.der" \
+				"$d/neuron-untrusted.ko"
+	} >"$d/sign.log" 2>&1 && ok=0 || ok=1
+	check "a copy of neuron.ko signed with a throwaway key" "$ok" "$d/sign.log"
+	NEURON_VM_MEM=512M NEURON_VM_APPEND=module.sig_enforce=1 \
+		vm_check "$KRELEASE (signed modules, module.sig_enforce=1)" "$IMAGE" "$d" \
+		-r "$r" -x "$d/neuron-unsigned.ko" -x "$d/neuron-untrusted.ko" \
+		"$S/tests/neuron_modsig" "$PROGS/neuron_query" "$PROGS/neuron-info"
+	summary+=("$KRELEASE (signed modules, module.sig_enforce=1): $VM_SUMMARY")
 }
 tier debug && debug_tier
 

@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # chroot.sh [-b PATH]... SUITE [CMD [ARG...]]: a minimal Debian SUITE
-# userland that builds kernel modules, for kernels whose headers need a newer
-# compiler and C library than the host has (trixie's kernels: gcc-14,
-# glibc 2.38+, host tools of linux-kbuild linked against them).
+# userland that builds kernel modules, for kernels whose headers name
+# another compiler than the host's: trixie's kernels need gcc-14 and glibc
+# 2.38+ (the host tools of linux-kbuild are linked against them); bullseye's
+# 5.10 kernel was built with gcc-10, which bookworm does not have, and its
+# modules are built with that compiler in a bullseye userland.
 #
 # Made once with debootstrap (--variant=minbase plus $PKGS, about 1 minute,
 # the packages checked against debian-archive-keyring) from the mirror the
@@ -25,7 +27,6 @@
 
 . "$(dirname "$0")/lib.sh"
 
-PKGS=gcc-14,make,libc6-dev,pahole
 
 binds=()
 while [ $# -gt 0 ] && [ "$1" = -b ]; do
@@ -37,9 +38,16 @@ done
 [ $# -ge 1 ] || die "usage: $0 [-b PATH]... SUITE [CMD [ARG...]]"
 suite=$1
 shift
+# What each suite's chroot holds: the compiler of that suite's kernel
+# headers, make, the C library headers and pahole (BTF of the module;
+# bullseye's is in dwarves). trixie-dkms: trixie with its dkms (3.2) and
+# what scripts/dkms-test.sh uses, for the install test with that dkms.
+dist=$suite
 case $suite in
-trixie) ;;
-*) die "$suite: unknown suite (known: trixie)" ;;
+trixie) PKGS=gcc-14,make,libc6-dev,pahole ;;
+trixie-dkms) dist=trixie PKGS=gcc-14,gcc,make,libc6-dev,pahole,dkms,kmod,openssl,busybox-static ;;
+bullseye) PKGS=gcc-10,make,libc6-dev,dwarves ;;
+*) die "$suite: unknown suite (known: trixie, trixie-dkms, bullseye)" ;;
 esac
 
 key=$(printf '%s %s\n' "$suite" "$PKGS" | md5sum | cut -c1-8)
@@ -54,13 +62,13 @@ if [ ! -f "$root/.neuron-ready" ]; then
 		tmp="$root.tmp"
 		# A leftover of an interrupted run (the lock is ours): start over.
 		rm -rf "$tmp" "$root"
-		log "debootstrap $suite ($PKGS) into $root (once, about 1 minute)"
+		log "debootstrap $dist ($PKGS) into $root (once, about 1 minute)"
 		# In its own mount namespace: the /proc and /sys debootstrap
 		# mounts in the target cannot outlive it, even if it is killed.
 		as_root unshare -m debootstrap --variant=minbase --include="$PKGS" \
 			--keyring=/usr/share/keyrings/debian-archive-keyring.gpg \
-			"$suite" "$tmp" "$(debian_mirror)" >"$root.log" 2>&1 ||
-			{ tail -n 20 "$root.log" >&2; die "debootstrap $suite failed (log: $root.log)"; }
+			"$dist" "$tmp" "$(debian_mirror)" >"$root.log" 2>&1 ||
+			{ tail -n 20 "$root.log" >&2; die "debootstrap $dist failed (log: $root.log)"; }
 		as_root rm -rf "$tmp"/var/cache/apt/archives/*.deb "$tmp"/var/lib/apt/lists/*_Packages
 		touch "$tmp/.neuron-ready"
 		mv "$tmp" "$root"

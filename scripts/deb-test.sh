@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# scripts/deb-test.sh DEBDIR [KRELEASE KDIR]: install the packages that
+# scripts/deb-test.sh [--vm-root DIR] DEBDIR [KRELEASE KDIR]: install the packages that
 # scripts/deb-build.sh left in DEBDIR into a throwaway Debian bookworm root
 # and check what they did (docs/packaging.md, "What deb-test.sh checks").
 #
@@ -29,6 +29,11 @@
 # (as when headers are installed), then through Debian's dkms-autopkgtest
 # (debian/tests/control).
 #
+# --vm-root DIR: also copy into DIR, once DKMS has built the modules, what a
+# VM of that kernel boots to use the installed packages (check.sh does:
+# the modules DKMS built, libnrt1's and neuron-tools' files, udev and its
+# rules, the users and groups; one more check).
+#
 # Output: one "ok: ..." or "FAILED: ..." line per check, then
 # "deb-test: N passed, M failed" (exit status 1 if M > 0). Logs in
 # DEBDIR/deb-test/.
@@ -45,7 +50,7 @@ SUITE=bookworm
 # ---------------------------------------------------------------------------
 # Inside the mount namespace (re-executed by the outer part below).
 inner() {
-	local root=$1 debdir=$2 src=$3 krel=$4 kdir=$5 kroot=$6 logs=$7 version=$8
+	local root=$1 debdir=$2 src=$3 krel=$4 kdir=$5 kroot=$6 logs=$7 version=$8 vmroot=${9:-}
 	local passed=0 failed=0
 	ok() { passed=$((passed + 1)); echo "ok: $*"; }
 	bad() { failed=$((failed + 1)); echo "FAILED: $*"; }
@@ -65,6 +70,39 @@ inner() {
 			LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"
 	}
 	insh() { inroot /bin/sh -ec "$1"; }
+
+	# export_vmroot: copy what the VM of check.sh boots into $vmroot, as the
+	# packages installed it: the module tree that DKMS built for $krel,
+	# every file of libnrt1 and neuron-tools, udev (systemd-udevd, udevadm,
+	# the rules of /usr/lib/udev/rules.d, 60-neuron.rules among them), the
+	# users and groups (the postinst's neuron group), the example models
+	# assembled by the installed neuron-pack, and the shared libraries all
+	# of these need (ldd in the root), at their paths.
+	export_vmroot() {
+		local files f
+		rm -rf "$vmroot" && mkdir -p "$vmroot/lib/modules" "$vmroot/usr/share/neuron/models"
+		cp -a "$root/lib/modules/$krel" "$vmroot/lib/modules/"
+		rm -f "$vmroot/lib/modules/$krel/build"
+		insh 'for s in /srv/src/examples/models/*.nms; do
+			neuron-pack -o /tmp/$(basename "$s" .nms).nmodel "$s"; done'
+		cp "$root"/tmp/*.nmodel "$vmroot/usr/share/neuron/models/"
+		files=$(insh 'dpkg -L libnrt1 neuron-tools | while read -r f; do
+				[ -f "$f" ] && echo "$f"; done
+			echo /usr/lib/systemd/systemd-udevd; echo /usr/bin/udevadm
+			ls -d /usr/lib/udev/rules.d/*.rules /etc/udev/udev.conf /etc/passwd /etc/group')
+		files+=$'\n'$(insh 'for f in $(dpkg -L libnrt1 neuron-tools) /usr/lib/systemd/systemd-udevd /usr/bin/udevadm; do
+				[ -f "$f" ] && ldd "$f" 2>/dev/null | grep -o "/[^ ]*"; done | sort -u')
+		# Each file with what it resolves to inside the root (symbolic links
+		# there may be absolute: systemd-udevd -> /bin/udevadm).
+		insh "for f in $(echo $files); do echo \"\$f \$(readlink -f \$f)\"; done" |
+			while read -r f real; do
+				mkdir -p "$vmroot$(dirname "$f")"
+				cp "$root$real" "$vmroot$f"
+			done
+		[ -x "$vmroot/usr/lib/systemd/systemd-udevd" ] && [ -f "$vmroot/usr/lib/udev/rules.d/60-neuron.rules" ] &&
+			ls "$vmroot/lib/modules/$krel/updates/dkms/"neuron*.ko* >/dev/null &&
+			echo "$(find "$vmroot" -type f | wc -l) files, $(du -sh "$vmroot" | cut -f1)"
+	}
 
 	# Our own /dev (a tmpfs with the usual nodes): nothing in the root, udevadm
 	# test included (which applies the modes it computes), reaches the
@@ -205,6 +243,9 @@ inner() {
 	check "modprobe resolves neuron_sim to neuron, neuron_sim ($krel)" insh "
 		modprobe -S $krel --show-depends neuron_sim | grep -c '^insmod .*/neuron\(_sim\)\{0,1\}\.ko' | grep -qx 2"
 
+	# ---- 7b. what a VM boots (check.sh): the installed system's parts -------
+	[ -z "$vmroot" ] || check "the installed packages' files for a VM in $vmroot" export_vmroot
+
 	# ---- 8. purge: nothing of the package left, the group kept ------------------
 	check "dpkg --purge neuron-dkms" inroot dpkg --purge neuron-dkms
 	check "after the purge: no sources, no dkms entry, no module, no rule" insh "
@@ -244,7 +285,14 @@ fi
 
 # ---------------------------------------------------------------------------
 # Outside: arguments, the cached root, the overlay, then the namespace.
-[ $# -eq 1 ] || [ $# -eq 3 ] || die "usage: $0 DEBDIR [KRELEASE KDIR]"
+vmroot=
+if [ "${1:-}" = --vm-root ]; then
+	[ $# -ge 2 ] || die "--vm-root needs a folder"
+	mkdir -p "$2"
+	vmroot=$(cd "$2" && pwd)
+	shift 2
+fi
+[ $# -eq 1 ] || [ $# -eq 3 ] || die "usage: $0 [--vm-root DIR] DEBDIR [KRELEASE KDIR]"
 debdir=$(cd "$1" && pwd) || die "no folder $1"
 start=$SECONDS
 need_pkgs debootstrap util-linux dpkg-dev xz-utils
@@ -312,7 +360,7 @@ as_root unshare -m bash -c '
 	mount -t overlay overlay -o "lowerdir=$1,upperdir=$2/upper,workdir=$2/ovl" "$2/root" || exit 1
 	shift 2
 	exec "$@"' _ "$base" "$work" \
-	"$0" --inner "$work/root" "$debdir" "$src" "$krel" "$kdir" "$kroot" "$logs" "$version" |
+	"$0" --inner "$work/root" "$debdir" "$src" "$krel" "$kdir" "$kroot" "$logs" "$version" "$vmroot" |
 	tee "$logs/deb-test.log" || rc=$?
 echo "deb-test: $((SECONDS - start)) s, logs in $logs"
 exit "$rc"

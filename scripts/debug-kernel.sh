@@ -26,7 +26,10 @@ DK_ARCH=x86_64
 DK_JOBS=2
 DK_LIST="$NEURON_TOP/scripts/debug-kernel.config"
 DK_BASE="$NEURON_CACHE/debug-kernel"
-DK_PKGS=(linux-source-6.1 xz-utils flex bison libelf-dev bc gcc make libc6-dev)
+# libssl-dev and openssl: module signing (sign-file, extract-cert, the
+# build's own key and the test MOK key below).
+DK_PKGS=(linux-source-6.1 xz-utils flex bison libelf-dev bc gcc make libc6-dev
+	libssl-dev openssl)
 # Targets, in order. modules_prepare leaves no Module.symvers (measured);
 # `modules` (nothing to compile: every option is built in) writes it from
 # vmlinux.symvers, so modpost checks the symbols of out-of-tree modules.
@@ -110,10 +113,26 @@ dk_verify() {
 	log "config verified: all $count options of $(basename "$list") hold"
 }
 
-# dk_configure SRC LIST LOG: tinyconfig, the options, olddefconfig twice
-# (some options only appear once their dependencies are on), verify.
+# dk_mok_key SRC: the test MOK key pair, made the way dkms makes its own
+# (/var/lib/dkms/mok.key and mok.pub: RSA 2048, a self-signed certificate
+# in DER), in SRC/certs/neuron-test-mok.{key,der}, and the certificate in
+# PEM as certs/neuron-test-mok.pem, which CONFIG_SYSTEM_TRUSTED_KEYS names:
+# the kernel trusts it as a machine's firmware would an enrolled MOK.
+dk_mok_key() {
+	local c=$1/certs
+	openssl req -new -x509 -nodes -days 36500 -subj "/CN=neuron debug-kernel test MOK/" \
+		-newkey rsa:2048 -keyout "$c/neuron-test-mok.key" \
+		-outform DER -out "$c/neuron-test-mok.der" 2>/dev/null ||
+		die "openssl could not make the test MOK key"
+	openssl x509 -inform DER -in "$c/neuron-test-mok.der" -out "$c/neuron-test-mok.pem"
+}
+
+# dk_configure SRC LIST LOG: the test MOK key, tinyconfig, the options,
+# olddefconfig twice (some options only appear once their dependencies are
+# on), verify.
 dk_configure() {
 	local src=$1 list=$2 logf=$3 pass
+	dk_mok_key "$src"
 	log "configure: tinyconfig + $(basename "$list") (log: $logf)"
 	make -C "$src" ARCH="$DK_ARCH" tinyconfig >>"$logf" 2>&1 ||
 		die "make tinyconfig failed, see $logf"
@@ -134,7 +153,7 @@ dk_key() {
 	version=$(dpkg-query -W -f='${Version}' linux-source-6.1)
 	hash=$({
 		cat "$DK_LIST"
-		declare -f dk_parse_list dk_apply dk_verify dk_configure
+		declare -f dk_parse_list dk_apply dk_verify dk_mok_key dk_configure
 		echo "arch=$DK_ARCH targets=${DK_TARGETS[*]}"
 		gcc --version | head -n1
 	} | sha256sum | cut -c1-12)
@@ -235,7 +254,7 @@ dk_prune() {
 # ---- --check: boot the kernel with a throw-away KUnit module ----
 
 # The module: one passing and one failing case (the failing one proves that
-# a failure is seen). NEURON_DK_BREAK=uaf|leak|lock|odebug|ubsan|atomic adds
+# a failure is seen), built for gcov and KCOV both (they coexist). NEURON_DK_BREAK=uaf|leak|lock|odebug|ubsan|atomic adds
 # a broken case, to prove that --check catches KASAN, kmemleak, lockdep,
 # debugobjects, UBSAN and sleeping-in-atomic reports (each must fail it).
 dk_write_module() {
@@ -253,7 +272,9 @@ dk_write_module() {
 
 static void dk_pass(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, 2 + 2, 4);
+	volatile int two = 2;	/* a comparison KCOV's trace-cmp sees */
+
+	KUNIT_EXPECT_EQ(test, two + 2, 4);
 }
 
 static void dk_fail(struct kunit *test)
@@ -348,6 +369,7 @@ EOF
 		echo '# SPDX-License-Identifier: GPL-2.0'
 		echo 'obj-m += neuron_dk_kunit.o'
 		echo 'GCOV_PROFILE := y'
+		echo 'KCOV_INSTRUMENT := y'
 		if [ -n "${NEURON_DK_BREAK:-}" ]; then
 			echo "ccflags-y += -DDK_BREAK -DDK_BREAK_${NEURON_DK_BREAK}"
 		fi
@@ -371,7 +393,8 @@ cat $D/kunit/neuron_dk_selftest/results
 echo "@@DK-RESULTS-END"
 for f in $D/kmemleak $D/failslab/probability $D/fail_page_alloc/probability \
 	/proc/self/fail-nth /proc/self/make-it-fail /proc/lockdep $D/gcov/reset \
-	/sys/kernel/slab $D/kunit; do
+	/sys/kernel/slab $D/kunit $D/kcov /proc/sys/kernel/ns_last_pid \
+	/sys/module/module/parameters/sig_enforce; do
 	[ -e "$f" ] && echo "@@DK-HAVE $f" || echo "@@DK-MISSING $f"
 done
 # kmemleak reports only objects older than 5 s: wait, then scan twice.
@@ -419,6 +442,12 @@ dk_check() {
 	[[ $vermagic == "$krelease "* ]] || die "module vermagic '$vermagic' does not name $krelease"
 	grep -q 'Module.symvers is missing' "$work/mod-build.log" &&
 		die "modpost found no Module.symvers in $kdir"
+	# gcov and KCOV in one module: both compilers' hooks are in it.
+	local hooks
+	hooks=$(nm -u "$work/mod/neuron_dk_kunit.ko")
+	grep -q '__gcov_' <<<"$hooks" && grep -q '__sanitizer_cov_trace_pc' <<<"$hooks" &&
+		grep -Eq '__sanitizer_cov_trace_(const_)?cmp' <<<"$hooks" ||
+		die "the module lacks the gcov or the KCOV (trace-pc, trace-cmp) hooks"
 	cp /bin/busybox "$work/root/bin/busybox"
 	cp "$work/mod/neuron_dk_kunit.ko" "$work/root/"
 	dk_write_init "$work/root/init"

@@ -2,6 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # fetch-kernel.sh SERIES: fetch a Debian kernel to boot and build against.
+#   5.10        the newest 5.10 ABI of bullseye-security (Debian 11's
+#               kernel, the oldest the module supports); its headers name
+#               gcc-10: modules for it are built in a bullseye chroot
+#               (scripts/chroot.sh, made once)
 #   6.1         Debian bookworm's current amd64 ABI
 #   6.12        the newest 6.12 ABI of bookworm-backports
 #   trixie-bpo  the newest amd64 ABI of trixie-backports (7.x in late 2026)
@@ -22,18 +26,20 @@
 
 series=${1:-}
 case "$series" in
+5.10) suite=bullseye-security chroot_suite=bullseye ;;
 6.1) suite='' chroot_suite='' ;;
 6.12) suite=bookworm-backports chroot_suite='' ;;
 trixie-bpo) suite=trixie-backports chroot_suite=trixie ;;
-*) die "usage: $0 6.1|6.12|trixie-bpo" ;;
+*) die "usage: $0 5.10|6.1|6.12|trixie-bpo" ;;
 esac
 
 need_pkgs xz-utils zstd
 
-# Private apt configuration for a backports suite: own lists and cache under
-# $NEURON_CACHE, the mirror the system already uses; the system's apt state
+# Private apt configuration for another suite (backports, bullseye-security):
+# own lists and cache under $NEURON_CACHE, the mirror the system already
+# uses (its security archive for a -security suite); the system's apt state
 # stays untouched. Release files are checked against debian-archive-keyring
-# (bookworm's package holds the trixie keys too).
+# (bookworm's package holds the bullseye and trixie keys too).
 bpo_dir="$NEURON_CACHE/apt-$suite"
 bpo_opts=(-o "Dir::Etc::SourceList=$bpo_dir/sources.list"
 	-o Dir::Etc::SourceParts=/dev/null
@@ -44,7 +50,12 @@ bpo_update() {
 	local keyring=/usr/share/keyrings/debian-archive-keyring.gpg opt=
 	[ -f "$keyring" ] && opt="[signed-by=$keyring] "
 	mkdir -p "$bpo_dir/lists/partial" "$bpo_dir/cache/archives/partial"
-	echo "deb ${opt}$(debian_mirror) $suite main" >"$bpo_dir/sources.list"
+	local mirror
+	case $suite in
+	*-security) mirror=$(debian_security_mirror) ;;
+	*) mirror=$(debian_mirror) ;;
+	esac
+	echo "deb ${opt}$mirror $suite main" >"$bpo_dir/sources.list"
 	log "apt-get update (private, $suite)"
 	apt-get "${bpo_opts[@]}" update -qq >&2
 }
@@ -72,6 +83,7 @@ resolve() {
 		re=$(current_kabi | sed 's/[.+]/\\&/g')
 		[ -n "$re" ] || { echo "no linux-headers-amd64 in the system's apt lists" >&2; return 1; }
 		;;
+	5.10) re='5\.10\.0-[0-9]+-amd64' ;;
 	6.12) re='6\.12\.[0-9]+\+[a-z0-9]+-amd64' ;;
 	*) re='[0-9]+\.[0-9]+\.[0-9]+\+[a-z0-9]+-amd64' ;;
 	esac

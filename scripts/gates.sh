@@ -14,10 +14,11 @@
 #               the uapi headers compile alone in userspace, in C99 (64 and
 #               32 bit) and C++, with -Wpadded (no implicit padding) and a
 #               size that is a multiple of 8 for every struct
-#   build-6.12, build-trixie-bpo
-#               W=1 builds against the bookworm-backports 6.12 headers and
-#               the newest trixie-backports headers (7.x, built in the
-#               trixie chroot by scripts/build-module.sh), when
+#   build-5.10, build-6.12, build-trixie-bpo
+#               W=1 builds against bullseye-security's 5.10 headers, the
+#               bookworm-backports 6.12 headers and the newest
+#               trixie-backports headers (7.x); 5.10 and 7.x are built in a
+#               bullseye and a trixie chroot by scripts/build-module.sh, when
 #               scripts/fetch-kernel.sh exists (skipped otherwise)
 #
 # KDIR defaults to the installed headers of Debian's current bookworm ABI.
@@ -224,12 +225,13 @@ else
 	report uapi-c++ "skipped (no g++)"
 fi
 
-# ---- 5. builds against the 6.12 and trixie-backports headers -------------
+# ---- 5. builds against the 5.10, 6.12 and trixie-backports headers -------
 # scripts/fetch-kernel.sh (VM loop) prints the KDIR of a kernel series;
-# scripts/build-module.sh builds in the trixie chroot when the headers ask.
+# scripts/build-module.sh builds in the bullseye or trixie chroot when the
+# headers ask.
 fk="$NEURON_TOP/scripts/fetch-kernel.sh"
 bm="$NEURON_TOP/scripts/build-module.sh"
-for series in 6.12 trixie-bpo; do
+for series in 5.10 6.12 trixie-bpo; do
 	name=build-$series
 	if [ ! -x "$fk" ] || [ ! -x "$bm" ]; then
 		report "$name" "skipped (no scripts/fetch-kernel.sh or build-module.sh)"

@@ -53,6 +53,20 @@ debian_mirror() {
 	echo "${uri%/}"
 }
 
+# debian_security_mirror: the URI of Debian's security archive as the
+# system's apt sources name it (the one ending in -security), else the main
+# mirror's URI with -security appended (the layout of Debian's own mirror).
+debian_security_mirror() {
+	local uri
+	uri=$({
+		grep -hs '^URIs:' /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '{print $2}'
+		grep -hs '^deb ' /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+			awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; break } }'
+	} | grep -- '-security/\{0,1\}$' | head -n1 || true)
+	[ -n "$uri" ] || uri="$(debian_mirror)-security"
+	echo "${uri%/}"
+}
+
 # current_kabi: the ABI of Debian's current amd64 kernel, e.g. 6.1.0-57-amd64.
 current_kabi() {
 	apt-cache depends linux-headers-amd64 2>/dev/null |

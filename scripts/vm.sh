@@ -8,6 +8,7 @@
 #   NEURON_VM_MEM      guest memory (default 1G)
 #   NEURON_VM_ACCEL    QEMU accelerator (default tcg: software emulation)
 #   NEURON_VM_VERBOSE  1: also copy the serial console to stderr
+#   NEURON_VM_APPEND   more kernel command line (e.g. module.sig_enforce=1)
 
 . "$(dirname "$0")/lib.sh"
 
@@ -16,7 +17,7 @@ need_pkgs qemu-system-x86
 
 qemu=(qemu-system-x86_64 -accel "${NEURON_VM_ACCEL:-tcg}" -nographic -no-reboot
 	-m "${NEURON_VM_MEM:-1G}" -smp 2 -nic none -kernel "$1" -initrd "$2"
-	-append 'console=ttyS0 panic=-1 oops=panic quiet')
+	-append "console=ttyS0 panic=-1 oops=panic quiet${NEURON_VM_APPEND:+ $NEURON_VM_APPEND}")
 mkdir -p "$(dirname "$3")"
 rc=0
 vm_run "$3" "${qemu[@]}" || rc=$?

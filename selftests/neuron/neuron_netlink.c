@@ -15,6 +15,7 @@
  */
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
@@ -588,6 +589,23 @@ TEST(family_resolves)
 
 /* ---- the fixture: a v2 device, a netlink socket and an events socket ---- */
 
+/*
+ * NLMSGERR_ATTR_MISS_TYPE, the missing attribute named in the ack, comes
+ * from the netlink core (6.0 on: NL_SET_ERR_ATTR_MISS, which the driver's
+ * GENL_REQ_ATTR_CHECK() uses). An older core, such as 5.10's, cannot send
+ * it whatever the driver does (driver/neuron_compat.h), so only the error
+ * and its message are required there.
+ */
+static bool netlink_core_reports_missing(void)
+{
+	unsigned int major, minor;
+	struct utsname u;
+
+	if (uname(&u) || sscanf(u.release, "%u.%u", &major, &minor) != 2)
+		return true;
+	return major >= 6;
+}
+
 FIXTURE(genl) {
 	struct neuron_node node;
 	struct neuron_device_info info;
@@ -781,7 +799,9 @@ TEST_F(genl, malformed)
 
 	req_init(&r, self->nl.family, NEURON_CMD_DEV_GET, 0);
 	expect_err(_metadata, &self->nl, &r, -EINVAL, "DEV_GET do without DEV_INDEX");
-	EXPECT_TRUE(self->nl.err_miss);
+	EXPECT_TRUE(self->nl.err_miss || !netlink_core_reports_missing());
+	if (!netlink_core_reports_missing())
+		TH_LOG("this kernel's netlink core cannot name a missing attribute");
 
 	req_init(&r, self->nl.family, NEURON_CMD_NC_GET, 0);
 	req_put_u32(&r, NEURON_A_DEV_INDEX, self->node.minor);

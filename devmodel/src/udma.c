@@ -207,22 +207,23 @@ struct desc {
 	uint32_t len;		/* bytes, 0 resolved to 64 KiB */
 };
 
-/* Read descriptor idx of a ring and check its ring id and length. */
-static enum q_err desc_read(struct engine *e, uint64_t ring, uint32_t idx, uint8_t rid,
-			    struct desc *dsc, uint64_t *bad, const char **why)
+/*
+ * Read descriptor idx of a ring and check its ring id and length; the
+ * caller holds the DMA map's read lock (taken once: the lock prefers
+ * writers, so a second read lock would wait behind a DMA_MAP for ever).
+ */
+static enum q_err desc_read_locked(struct engine *e, uint64_t ring, uint32_t idx, uint8_t rid,
+				   struct desc *dsc, uint64_t *bad, const char **why)
 {
 	void *p;
 	uint8_t raw[16];
 	int r;
 
 	*bad = ring + (uint64_t)idx * 16;
-	dmamap_rdlock(&e->dev->dma);
 	r = dev_xlate(e->dev, *bad, 16, false, &p, why);
-	if (!r)
-		memcpy(raw, p, 16);
-	dmamap_unlock(&e->dev->dma);
 	if (r)
 		return (enum q_err)r;
+	memcpy(raw, p, 16);
 	dsc->ctrl = ld32(raw);
 	dsc->meta = ld32(raw + 4);
 	dsc->addr = ld64(raw + 8);
@@ -240,6 +241,18 @@ static enum q_err desc_read(struct engine *e, uint64_t ring, uint32_t idx, uint8
 	}
 	*bad = dsc->addr;
 	return QE_NONE;
+}
+
+/* desc_read_locked() under the read lock. */
+static enum q_err desc_read(struct engine *e, uint64_t ring, uint32_t idx, uint8_t rid,
+			    struct desc *dsc, uint64_t *bad, const char **why)
+{
+	enum q_err r;
+
+	dmamap_rdlock(&e->dev->dma);
+	r = desc_read_locked(e, ring, idx, rid, dsc, bad, why);
+	dmamap_unlock(&e->dev->dma);
+	return r;
 }
 
 static void step(uint32_t *idx, uint8_t *rid, uint32_t len)
@@ -328,7 +341,7 @@ static enum run run_packet(struct engine *e, unsigned q)
 			uint32_t left;
 			uint64_t saddr, src_avail = 0;
 
-			err = desc_read(e, tx_ring, ti, trid, &dsc, &bad, &why);
+			err = desc_read_locked(e, tx_ring, ti, trid, &dsc, &bad, &why);
 			if (!err)
 				err = dev_xlate_part(d, dsc.addr, dsc.len, false, (void **)&src,
 						     &src_avail, &why);
@@ -368,7 +381,7 @@ static enum run run_packet(struct engine *e, unsigned q)
 							  "descriptors changed while the packet was moved");
 						return RUN_ERR;
 					}
-					err = desc_read(e, rx_ring, ri, rrid, &rd, &bad, &why);
+					err = desc_read_locked(e, rx_ring, ri, rrid, &rd, &bad, &why);
 					if (!err)
 						err = dev_xlate_part(d, rd.addr, rd.len, true, (void **)&dst,
 								     &dst_avail, &why);

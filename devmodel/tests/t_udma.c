@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The UDMA descriptor walker. */
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -511,6 +515,87 @@ static void async_worker(void)
 	rig_fini(&r);
 }
 
+struct mapper {
+	struct dmamap *m;
+	int fd;
+	atomic_bool stop;
+	unsigned long rounds;
+};
+
+/* DMA_MAP and DMA_UNMAP of an unrelated page, as fast as they go. */
+static void *mapper(void *arg)
+{
+	struct mapper *mp = arg;
+
+	while (!atomic_load(&mp->stop)) {
+		if (!dmamap_add(mp->m, 0x70000000, 4096, 0, DMA_FLAG_READ, dup(mp->fd)))
+			dmamap_remove(mp->m, 0x70000000, 4096, false, NULL);
+		mp->rounds++;
+	}
+	return NULL;
+}
+
+static void hang(int sig)
+{
+	static const char msg[] =
+		"  FAIL: udma.maps_change_during_copies hung (walker and DMA_MAP deadlocked)\n";
+
+	(void)sig;
+	if (write(2, msg, sizeof(msg) - 1) < 0)
+		_exit(2);
+	_exit(1);
+}
+
+/*
+ * Maps come and go (a vIOMMU's storm of page maps) while the worker moves
+ * packets of sixteen descriptors: the walker reads descriptors under the map's
+ * read lock it already holds, and must never take it twice (the lock
+ * prefers writers: the second read lock would wait for the writer, which
+ * waits for the first). A hang (an alarm after 60 s: the main thread
+ * blocks too, on the engine's lock) is reported and ends the test program,
+ * whose stuck threads cannot be cleaned up.
+ */
+static void maps_change_during_copies(void)
+{
+	struct rig r;
+	struct gmem g2;
+	struct mapper mp = { 0 };
+	pthread_t t;
+	uint32_t want = 0;
+
+	if (rig_init(&r, "trn1", true)) {
+		CHECK(!"rig");
+		return;
+	}
+	CHECK_EQ(gmem_new(&g2, 4096), 0);
+	mp.m = &r.d->dma;
+	mp.fd = g2.fd;
+	setup_queue(&r, E32, 0, 64);
+	fill(G(&r, 0x100000), 16 * 256, 3);
+	signal(SIGALRM, hang);
+	alarm(60);
+	CHECK_EQ(pthread_create(&t, NULL, mapper, &mp), 0);
+	for (unsigned round = 0; round < 2000; round++) {
+		for (unsigned i = 0; i < 16; i++) {
+			tx_desc(&r, 256, i == 0, i == 15, H(&r, 0x100000 + i * 256ull));
+			rx_desc(&r, 256, DRAM0 + i * 256ull);
+		}
+		post(&r, E32, 0, 16, 16);
+		want += 16;
+		while ((erd(&r, E32, QREG(0, 0, 0x34)) & 0xFFFFFF) != want % 64)
+			sleep_us(50);
+	}
+	atomic_store(&mp.stop, true);
+	pthread_join(t, NULL);
+	alarm(0);
+	signal(SIGALRM, SIG_DFL);
+	CHECK(mp.rounds > 0);
+	CHECK(!memcmp(r.d->dram + DRAM0, G(&r, 0x100000), 16 * 256));
+	CHECK_EQ(erd(&r, E32, 0x200), ST_NORMAL);
+	gmem_free(&g2);
+	rig_fini(&r);
+}
+
 const struct test udma_tests[] = {
 	{ "udma.host_to_dram", host_to_dram },
 	{ "udma.dram_to_host", dram_to_host },
@@ -527,5 +612,6 @@ const struct test udma_tests[] = {
 	{ "udma.marker_lost_completion", marker_and_lost_completion },
 	{ "udma.trn2_engines", trn2_engines },
 	{ "udma.async_worker", async_worker },
+	{ "udma.maps_change_during_copies", maps_change_during_copies },
 	{ NULL, NULL },
 };

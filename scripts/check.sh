@@ -93,10 +93,51 @@ vm_check() {
 	[ "$k" = 0 ] || VM_SUMMARY+=" ($k of them KUnit cases)"
 }
 
+# VMs two at a time (NEURON_VM_JOBS): the machine has two cores and a VM's
+# guest is mostly one busy vCPU. vm_start NAME LINE KERNEL DIR
+# INITRAMFS_ARG...: vm_check in the background once a slot is free (the
+# caller's environment assignments go with it); LINE starts the summary
+# line that vm_collect finishes with the VM's counts.
+pend_name=() pend_dir=() pend_line=()
+vm_start() {
+	local name=$1 line=$2 kernel=$3 dir=$4
+	shift 4
+	while [ "$(jobs -rp | wc -l)" -ge "${NEURON_VM_JOBS:-2}" ]; do wait -n || true; done
+	log "$name: booting"
+	mkdir -p "$dir"
+	rm -f "$dir/result"
+	(
+		rc=0
+		vm_test "$kernel" "$dir" "$@" || rc=1
+		echo "$rc $COUNTS" >"$dir/result"
+	) &
+	pend_name+=("$name") pend_dir+=("$dir") pend_line+=("$line")
+}
+
+# vm_collect: wait for the VMs of vm_start and count them, in start order.
+vm_collect() {
+	local i ok p f s k
+	wait || true
+	for i in "${!pend_name[@]}"; do
+		ok=1 p=0 f=0 s=0 k=0
+		[ ! -s "${pend_dir[$i]}/result" ] ||
+			read -r ok p f s k <"${pend_dir[$i]}/result"
+		[ -s "${pend_dir[$i]}/result" ] ||
+			echo "verdict: the VM run ended without a result" >>"${pend_dir[$i]}/verdict.txt"
+		passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+		check "${pend_name[$i]} VM verdict (${pend_dir[$i]}/serial.log)" "$ok" \
+			"${pend_dir[$i]}/verdict.txt"
+		VM_SUMMARY="vm $(word "$ok"): $p passed, $f failed, $s skipped"
+		[ "$k" = 0 ] || VM_SUMMARY+=" ($k of them KUnit cases)"
+		summary+=("${pend_line[$i]}$VM_SUMMARY")
+	done
+	pend_name=() pend_dir=() pend_line=()
+}
+
 tiers=("$@")
-[ $# -gt 0 ] || tiers=(distro debug)
+[ $# -gt 0 ] || tiers=(distro debug pci)
 for t in "${tiers[@]}"; do
-	case $t in distro | debug) ;; *) die "usage: $0 [distro] [debug]" ;; esac
+	case $t in distro | debug | pci) ;; *) die "usage: $0 [distro] [debug] [pci]" ;; esac
 done
 # tier NAME: true if tier NAME was asked for.
 tier() { [[ " ${tiers[*]} " == *" $1 "* ]]; }
@@ -207,12 +248,13 @@ for series in "${kernels[@]}"; do
 	check "$KREL build (warnings and errors fail)" "$ok" "$d/build.log"
 	line="$KREL: build $(word "$ok")"
 	if [ -f "$BUILD/$KREL/neuron.ko" ] && [ -e "${progs[0]}" ]; then
-		vm_check "$KREL" "$VMLINUX" "$d" -k "$BUILD/$KREL/neuron.ko" "${shim_opt[@]}" \
-			"${progs[@]}" "${progs32[@]}" "${shim_progs[@]}"
-		line+=", $VM_SUMMARY"
+		vm_start "$KREL" "$line, " "$VMLINUX" "$d" -k "$BUILD/$KREL/neuron.ko" \
+			"${shim_opt[@]}" "${progs[@]}" "${progs32[@]}" "${shim_progs[@]}"
+	else
+		summary+=("$line")
 	fi
-	summary+=("$line")
 done
+vm_collect
 
 # run_optional NAME SCRIPT ARG...: another part's script, one check.
 run_optional() {
@@ -362,6 +404,78 @@ modsig_test() {
 	summary+=("$KRELEASE (signed modules, module.sig_enforce=1): $VM_SUMMARY")
 }
 tier debug && debug_tier
+
+# The pci tier (docs/testing.md, docs/devmodel.md): Debian's 6.1 in QEMU 11
+# with the device model (scripts/vm-pci.sh, its ASan build) as a trn1 and a
+# trn2, each without and with a vIOMMU; neuron.ko loaded with
+# pci_engines=1 drives the model's engines through its registers, and the
+# selftests run against /dev/neuron0 (what the device lacks skips and counts
+# as skipped; initramfs.sh -P adds unbind, bind and reload with a file
+# open). Then the debug kernel boots a trn2 behind a vIOMMU with the gcov
+# build, for the coverage of the register code (make coverage) and its
+# kmemleak and lockdep verdicts (-d: the debug steps; the KUnit suites,
+# which need neuron_sim.ko, are not run on a PCI device). The device model must exit
+# 0 in every run (scripts/verdict.sh). libnrt's tests are left out: they
+# need execution, which the PCI backend does not have.
+pci_tier() {
+	local pers io name d b ok kmod
+	if [ -z "${KREL61:-}" ]; then
+		log "pci: fetching the 6.1 kernel"
+		if ! kernel_env 6.1 "$RUN/fetch-6.1.log"; then
+			check "fetch kernel 6.1 (pci)" 1 "$RUN/fetch-6.1.log"
+			summary+=("pci: FAILED to fetch the kernel")
+			return
+		fi
+		KREL61=$KREL KDIR61=$KDIR VMLINUX61=$VMLINUX
+	fi
+	kmod="$BUILD/$KREL61/neuron.ko"
+	if [ ! -f "$kmod" ]; then
+		mkdir -p "$RUN/$KREL61"
+		module_build "$KDIR61" "$BUILD/$KREL61" "$RUN/$KREL61/build.log" && ok=0 || ok=1
+		check "$KREL61 build (pci)" "$ok" "$RUN/$KREL61/build.log"
+	fi
+	if [ ! -f "$kmod" ] || [ ! -e "${progs[0]}" ]; then
+		summary+=("pci: not run (no neuron.ko or selftests)")
+		return
+	fi
+	log "pci: the device model's ASan build, QEMU 11 (scripts/qemu11.sh, cached)"
+	make -s -C "$SRC/devmodel" build/asan/neuron-devmodel >"$RUN/pci-devmodel-build.log" 2>&1 &&
+		"$S/qemu11.sh" --version >>"$RUN/pci-devmodel-build.log" 2>&1 && ok=0 || ok=1
+	check "pci: device model build and QEMU 11" "$ok" "$RUN/pci-devmodel-build.log"
+	[ "$ok" = 0 ] || { summary+=("pci: FAILED to build the device model or get QEMU 11"); return; }
+	for pers in trn1 trn2; do
+		for io in 0 1; do
+			name="$KREL61 PCI $pers"
+			[ "$io" = 0 ] || name+=" vIOMMU"
+			d="$RUN/pci-$pers-iommu$io"
+			VM_PCI=$pers NEURON_VM_IOMMU=$io vm_start "$name" "$name: " "$VMLINUX61" "$d" \
+				-P -k "$kmod" "${progs[@]}"
+		done
+	done
+	vm_collect
+	tier debug || return 0
+	[ -n "${KRELEASE:-}" ] || debug_env "$RUN/debug-kernel.log" || {
+		check "debug kernel build (pci)" 1 "$RUN/debug-kernel.log"
+		return
+	}
+	d="$RUN/$KRELEASE-pci" b="$RUN/$KRELEASE-pci/module"
+	mkdir -p "$d"
+	log "$KRELEASE: building neuron.ko with gcov for the pci tier"
+	module_build "$KDIR" "$b" "$d/build.log" NEURON_GCOV=1 && ok=0 || ok=1
+	check "$KRELEASE build for the pci tier (gcov)" "$ok" "$d/build.log"
+	[ -f "$b/neuron.ko" ] || return 0
+	VM_PCI=trn2 NEURON_VM_IOMMU=1 NEURON_VM_MEM=1G NEURON_VM_TIMEOUT=${NEURON_VM_TIMEOUT:-1500} \
+		vm_check "$KRELEASE PCI trn2 vIOMMU (debug)" "$IMAGE" "$d" -P -k "$b/neuron.ko" \
+		-d "$b/neuron_kunit.ko" "${progs[@]}"
+	line="$KRELEASE PCI trn2 vIOMMU (debug): $VM_SUMMARY"
+	gcov_unpack "$d/serial.log" "$b" 2>"$d/coverage.txt" &&
+		coverage_table "$b" >>"$d/coverage.txt" 2>&1 && ok=0 || ok=1
+	check "gcov data of the pci tier's debug run ($d/coverage.txt)" "$ok" "$d/coverage.txt"
+	line+=", coverage: $(awk '$1 ~ /ndhal_v2|ndhal_v3|ndhal_udma|neuron_pci/ {
+		sub(/.*\//, "", $1); printf "%s%s %s", sep, $1, $2; sep = ", " }' "$d/coverage.txt")"
+	summary+=("$line")
+}
+tier pci && pci_tier
 
 finished=1
 final

@@ -131,7 +131,9 @@ shim_build() {
 }
 
 # vm_test VMLINUX DIR INITRAMFS_ARG...: pack an initramfs (scripts/
-# initramfs.sh arguments), boot it, judge DIR/serial.log. Sets COUNTS to
+# initramfs.sh arguments), boot it, judge DIR/serial.log. With VM_PCI set
+# (trn1 or trn2), the VM has the device model of that personality
+# (scripts/vm-pci.sh; NEURON_VM_IOMMU=1 adds a vIOMMU). Sets COUNTS to
 # "PASSED FAILED SKIPPED"; the problems found are in DIR/verdict.txt.
 vm_test() {
 	local vmlinux=$1 dir=$2 rc=0
@@ -143,8 +145,13 @@ vm_test() {
 		echo "verdict: initramfs.sh failed" >>"$dir/verdict.txt"
 		return 1
 	fi
-	"$S/vm.sh" "$vmlinux" "$dir/initramfs.cpio" "$dir/serial.log" 2>>"$dir/verdict.txt" ||
-		echo "verdict: QEMU exit status $?" >>"$dir/verdict.txt"
+	if [ -n "${VM_PCI:-}" ]; then
+		"$S/vm-pci.sh" "$VM_PCI" "$vmlinux" "$dir/initramfs.cpio" "$dir/serial.log" \
+			2>>"$dir/verdict.txt" || echo "verdict: QEMU exit status $?" >>"$dir/verdict.txt"
+	else
+		"$S/vm.sh" "$vmlinux" "$dir/initramfs.cpio" "$dir/serial.log" 2>>"$dir/verdict.txt" ||
+			echo "verdict: QEMU exit status $?" >>"$dir/verdict.txt"
+	fi
 	COUNTS=$("$S/verdict.sh" "$dir/serial.log" 2>>"$dir/verdict.txt") || rc=1
 	return $rc
 }

@@ -15,6 +15,10 @@
 #   - a taint flag other than O and E (out-of-tree, unsigned module), and
 #     on the debug kernel N (KUnit tests were run);
 #   - no end marker (crash, hang, timeout);
+#   - on a PCI device: no device model status marker or a non-zero one
+#     (scripts/vm-pci.sh: the model found an error, a leak or undefined
+#     behaviour), or QEMU's vfio-user client reporting a reply that did not
+#     come or a DMA map it could not make;
 #   - on the debug kernel (MODE debug marker): a failed step (fault injection
 #     set-up, KUnit module load or unload, kmemleak scan), no KUnit suite
 #     (not asked on a PCI device: the suites need neuron_sim.ko), a suite
@@ -59,6 +63,10 @@ $0 ~ splat { problem("kernel splat: " $0) }
 	prog = ""; kunit = 0; next
 }
 /^### NEURON RMMOD status=/ { rmmod = 1; step("rmmod") }
+/^### NEURON DEVMODEL status=/ { devmodel = 1; step("the device model") }
+/^qemu-system-x86_64: .*(timed out waiting for reply|DMA mapping failed|hardware error)/ {
+	problem("QEMU: " $0)
+}
 /^### NEURON MODE debug/ { debug = 1 }
 /^### NEURON MODE pci/ { pci = 1 }
 /^### NEURON SETUP status=/ { setup = 1; step("fault injection set-up") }
@@ -96,6 +104,7 @@ END {
 			problem("lock checking was off at the end (" (lockdep ? lockdep : "no LOCKDEP marker") ")")
 	}
 	if (!done) problem("no end marker: the VM crashed, hung or timed out")
+	if (pci && !devmodel) problem("no device model status marker")
 	printf "%d %d %d %d\n", passed, failed, skipped, kcases
 	exit bad
 }'

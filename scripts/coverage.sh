@@ -11,7 +11,10 @@
 # (`scripts/check.sh debug`); if that run fails, the coverage of what ran is
 # still printed and the exit status is 1. Prints one line per file of
 # driver/ (KUnit suites left out): lines executed in percent and executable
-# lines, then a TOTAL line.
+# lines, then a TOTAL line. Then, if the same run had the pci tier, the
+# same table for its debug-kernel boot on the device model (the register
+# code: driver/ndhal/ndhal_udma.c, ndhal_v2.c, ndhal_v3.c, neuron_pci.c;
+# build/logs/<run>/<debug release>-pci/module/).
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/loop.sh"
@@ -41,4 +44,12 @@ fi
 log "coverage of driver/ (gcov data in ${b#"$NEURON_TOP"/})"
 printf '%-28s %7s %5s\n' FILE LINES% LINES
 coverage_table "$b"
+p="${b%/module}-pci/module"
+if [ -d "$p/driver" ] && [ -n "$(find "$p/driver" -name '*.gcda')" ]; then
+	log "coverage of driver/ by the pci tier's debug-kernel run (${p#"$NEURON_TOP"/})"
+	printf '%-28s %7s %5s\n' FILE LINES% LINES
+	coverage_table "$p"
+else
+	log "no pci tier in that run: no coverage of the register code"
+fi
 exit $rc

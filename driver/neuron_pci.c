@@ -184,6 +184,10 @@ static int neuron_pci_hw_init(struct neuron_device *nd)
 	ret = pci_request_selected_regions(pdev, arch->bar_mask, "neuron");
 	if (ret || !neuron_pci_engines_on(nd))
 		return ret;
+	/*
+	 * No device reset before the engines are set up (a later step): they
+	 * are used as the firmware left them [inferred].
+	 */
 	np->io.size = pci_resource_len(pdev, arch->reg_bar);
 	np->io.base = pci_iomap(pdev, arch->reg_bar, 0);
 	if (!np->io.base) {
@@ -241,7 +245,12 @@ static unsigned long neuron_pci_dram_pfn(struct neuron_device *nd,
 	return PHYS_PFN(np->dram_phys + off);
 }
 
-/* ---- host memory for the device: the DMA API, with the host window bit ---- */
+/*
+ * ---- host memory for the device: the DMA API, with the host window bit ----
+ *
+ * The facts OR the bit onto physical addresses; ORing it onto DMA API
+ * addresses (an IOVA behind an IOMMU) is [inferred].
+ */
 
 static u64 neuron_pci_window(const struct neuron_device *nd)
 {
@@ -421,7 +430,7 @@ static int neuron_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id
 		goto err_free;
 	desc.dram_size = pci_resource_len(pdev, hal->arch->dram_bar);
 	if (hal->caps & NEURON_CAP_COPY) {
-		/* Host addresses must stay below the window bit. */
+		/* Host addresses must stay below the window bit [inferred]. */
 		ret = dma_set_mask_and_coherent(&pdev->dev,
 						DMA_BIT_MASK(hal->arch->silicon->dma_bits));
 		desc.dram_size = neuron_pci_dram_map(np, hal->arch);

@@ -2,10 +2,10 @@
 /*
  * neuron: the 16-byte UDMA descriptor (docs/hw-facts.md, "DMA").
  *
- * Control word: bits 15:0 length (0 encodes 64 KiB, our reading of "at most
- * 64 KiB per descriptor"), 25:24 ring id, 26 first, 27 last, 28 interrupt,
- * 30 barrier. The ring id is the ring's wrap count modulo 4: an engine that
- * finds another value is looking at a stale descriptor.
+ * Control word: bits 15:0 length (0 encodes 64 KiB; silicon's engines are
+ * set up so in ndhal_udma_engine_init()), 25:24 ring id, 26 first, 27 last,
+ * 28 interrupt, 30 barrier. The ring id is the ring's wrap count modulo 4:
+ * an engine that finds another value is looking at a stale descriptor.
  */
 #ifndef _NEURON_DESC_H
 #define _NEURON_DESC_H

@@ -152,7 +152,7 @@ enum ndhal_nq_reg {
  * @slot_reg: offset of each register in a slot.
  *
  * Which slot serves which queue is not settled by the public facts (see
- * docs/hw-facts.md); the map only places slots.
+ * docs/hw-facts.md: [inferred], conflicting); the map only places slots.
  */
 struct ndhal_nq_map {
 	u32 block_size;

@@ -60,7 +60,8 @@ struct ndhal_udma_init {
 /**
  * struct ndhal_silicon - what drives an arch's silicon beyond its map
  * @host_window: the bit that makes an address a host address for the
- *	device (ORed onto DMA addresses of host memory).
+ *	device (ORed onto DMA addresses of host memory; that it works the
+ *	same on an IOMMU's IOVA is [inferred]).
  * @dma_bits: the widest host DMA address the device takes: below
  *	@host_window [inferred].
  * @misc_ram: BAR offset of the firmware's misc RAM (readiness, identity).

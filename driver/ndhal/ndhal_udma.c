@@ -73,7 +73,11 @@
 /* The first lap after a queue's set-up has ring id 1. */
 #define UDMA_FIRST_RING_ID		1
 
-/* Program one interrupt controller group to abort the engine on @set. */
+/*
+ * Program one interrupt controller group to abort the engine on @set: the
+ * NOT of the set goes to the abort mask and the mask-clear, as the facts
+ * write it; that the zeros unmask ("write 0 to clear") is [inferred].
+ */
 static void ndhal_udma_iofic(const struct ndhal_io *io, u64 group, u32 set)
 {
 	ndhal_wr(io, group + UDMA_IOFIC_CONTROL, UDMA_IOFIC_CONTROL_VALUE);
@@ -112,6 +116,8 @@ static void ndhal_udma_axi_error_abort(const struct ndhal_io *io, u64 e)
  * @engine: the engine.
  *
  * The steps and values of the facts, in their order (docs/hw-facts.md).
+ * The change state registers are not written: the engine is taken to be
+ * running as the firmware left it [inferred], as the facts' driver does.
  * Return: 0, or -EINVAL for an engine the arch has not.
  */
 int ndhal_udma_engine_init(const struct ndhal_io *io, const struct ndhal_arch *arch,
@@ -166,7 +172,7 @@ int ndhal_udma_engine_init(const struct ndhal_io *io, const struct ndhal_arch *a
 	ndhal_wr(io, e + UDMA_S2M_PREFETCH_CFG3, 0x4181);
 	ndhal_wr(io, e + UDMA_M2S_DESC_RD_CFG3, 0x00010008);
 	ndhal_wr(io, e + UDMA_S2M_DESC_RD_CFG3, 0x00010008);
-	/* 13: the SDMA wrapper, where the arch gives the engine one. */
+	/* 13: the SDMA wrapper, where the arch gives the engine one (v3: none [inferred]). */
 	w = arch->silicon->sdma_wrapper(engine);
 	if (w >= 0) {
 		ndhal_wr(io, w + 0x1c, 1);	/* read reorder buffer */
@@ -188,6 +194,7 @@ static void ndhal_udma_side_start(const struct ndhal_io *io, const struct ndhal_
 	if (dir == NDHAL_DMA_TX)
 		ndhal_wr(io, QREG(NDHAL_DMA_Q_RATE_MASK), 0x3);	/* bit 2 clear: barriers work */
 	ndhal_wr(io, QREG(NDHAL_DMA_Q_RING_CFG), NDHAL_UDMA_QCFG_PAUSED);
+	/* Not waited for nor cleared: the bit clears itself [inferred]. */
 	ndhal_wr(io, QREG(NDHAL_DMA_Q_SW_CTRL), NDHAL_UDMA_QSW_RESET);
 	ndhal_wr(io, QREG(NDHAL_DMA_Q_RING_BASE_LO), lower_32_bits(ring) & NDHAL_UDMA_BASE_LO_MASK);
 	ndhal_wr(io, QREG(NDHAL_DMA_Q_RING_BASE_HI), upper_32_bits(ring));
@@ -230,7 +237,8 @@ int ndhal_udma_queue_start(const struct ndhal_io *io, const struct ndhal_arch *a
  *
  * [inferred]: the facts give pause and reset as steps of a queue's
  * set-up; that together they stop it, with the read back flushing the
- * posted writes, is our reading.
+ * posted writes, is our reading, and so is that the reset bit clears
+ * itself.
  */
 void ndhal_udma_queue_stop(const struct ndhal_io *io, const struct ndhal_arch *arch,
 			   u32 engine, u32 queue)

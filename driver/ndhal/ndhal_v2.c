@@ -42,7 +42,7 @@ static s64 ndhal_v2_sdma_wrapper(u32 engine)
 
 static const struct ndhal_silicon ndhal_silicon_v2 = {
 	.host_window = BIT_ULL(44),
-	.dma_bits = 44,
+	.dma_bits = 44,		/* below the window bit [inferred] */
 	.misc_ram = 0x30fa0000,
 	.dram_addr = { 0x0, 0x1000000000ULL },
 	.dram_bar = { 0x0, SZ_16G },

@@ -28,7 +28,10 @@ static void ndhal_v3_copy_queue(u32 nc, u32 *engine, u32 *queue)
 	*queue = nc % 2;
 }
 
-/* The facts give the host-facing engines no SDMA wrapper. */
+/*
+ * The facts give the host-facing engines no SDMA wrapper, so step 13 of
+ * their set-up is skipped [inferred: a gap of the facts].
+ */
 static s64 ndhal_v3_sdma_wrapper(u32 engine)
 {
 	return -EOPNOTSUPP;
@@ -36,7 +39,7 @@ static s64 ndhal_v3_sdma_wrapper(u32 engine)
 
 static const struct ndhal_silicon ndhal_silicon_v3 = {
 	.host_window = BIT_ULL(46),
-	.dma_bits = 46,
+	.dma_bits = 46,		/* below the window bit [inferred] */
 	.misc_ram = 0x06c84000,
 	.dram_addr = { 0x0, 0x4000000000ULL, 0x800000000000ULL, 0x804000000000ULL },
 	.dram_bar = { 0x0, 0x1000000000ULL, 0x2000000000ULL, 0x3000000000ULL },	/* 64 GiB apart */

@@ -332,6 +332,18 @@ if tier distro && run_optional deb-build "$S/deb-build.sh" "$DEBS" && [ -n "${KR
 	fi
 fi
 
+# gcov_build DIR BUILD WHAT: neuron.ko, neuron_sim.ko and neuron_kunit.ko for
+# the debug kernel with gcov into BUILD (logs in DIR), one check; WHAT
+# ends the check's name.
+gcov_build() {
+	local ok
+	mkdir -p "$1"
+	log "$KRELEASE: building neuron.ko and neuron_kunit.ko with gcov$3"
+	module_build "$KDIR" "$2" "$1/build.log" NEURON_GCOV=1 && ok=0 || ok=1
+	check "$KRELEASE build$3 (KUnit, gcov; warnings and errors fail)" "$ok" "$1/build.log"
+	return "$ok"
+}
+
 # The debug tier: one boot of the debug kernel. Lock-order checking sees
 # the normal paths (selftests) before the error paths (neuron_fault) and the
 # KUnit suites: the first KASAN report would turn lockdep off.
@@ -346,10 +358,7 @@ debug_tier() {
 	# The build stays in the run's folder: its .gcno files must match the
 	# .gcda files of this boot (make coverage), whatever runs later.
 	d="$RUN/$KRELEASE" b="$RUN/$KRELEASE/module"
-	mkdir -p "$d"
-	log "$KRELEASE: building neuron.ko and neuron_kunit.ko with gcov"
-	module_build "$KDIR" "$b" "$d/build.log" NEURON_GCOV=1 && ok=0 || ok=1
-	check "$KRELEASE build (KUnit, gcov; warnings and errors fail)" "$ok" "$d/build.log"
+	gcov_build "$d" "$b" "" && ok=0 || ok=1
 	line="$KRELEASE (debug): build $(word "$ok")"
 	# 32-bit programs only if the kernel runs them (IA32 emulation).
 	! grep -q '^CONFIG_IA32_EMULATION=y' "$KDIR/.config" 2>/dev/null ||
@@ -459,10 +468,7 @@ pci_tier() {
 		return
 	}
 	d="$RUN/$KRELEASE-pci" b="$RUN/$KRELEASE-pci/module"
-	mkdir -p "$d"
-	log "$KRELEASE: building neuron.ko with gcov for the pci tier"
-	module_build "$KDIR" "$b" "$d/build.log" NEURON_GCOV=1 && ok=0 || ok=1
-	check "$KRELEASE build for the pci tier (gcov)" "$ok" "$d/build.log"
+	gcov_build "$d" "$b" " for the pci tier" || true
 	[ -f "$b/neuron.ko" ] || return 0
 	VM_PCI=trn2 NEURON_VM_IOMMU=1 NEURON_VM_MEM=1G NEURON_VM_TIMEOUT=${NEURON_VM_TIMEOUT:-1500} \
 		vm_check "$KRELEASE PCI trn2 vIOMMU (debug)" "$IMAGE" "$d" -P -k "$b/neuron.ko" \

@@ -232,29 +232,6 @@ void dmamap_unlock(struct dmamap *m)
 	pthread_rwlock_unlock(&m->lock);
 }
 
-enum dma_result dmamap_xlate(struct dmamap *m, uint64_t addr, uint64_t len, bool write, void **ptr)
-{
-	const struct dma_region *r;
-	size_t i;
-	uint64_t off;
-
-	if (!len)
-		return DMA_UNMAPPED;
-	i = lower(m, addr);
-	if (i >= m->n || m->r[i].iova > addr)
-		return DMA_UNMAPPED;
-	r = &m->r[i];
-	off = addr - r->iova;
-	if (!range_ok(off, len, r->size))
-		return DMA_CROSSES;
-	if (!(r->flags & (write ? DMA_FLAG_WRITE : DMA_FLAG_READ)))
-		return DMA_PERM;
-	if (!r->file)
-		return DMA_NOFD;
-	*ptr = (uint8_t *)r->file->base + r->offset + off;
-	return DMA_OK;
-}
-
 enum dma_result dmamap_xlate_part(struct dmamap *m, uint64_t addr, uint64_t len, bool write,
 				  void **ptr, uint64_t *avail)
 {
@@ -276,6 +253,19 @@ enum dma_result dmamap_xlate_part(struct dmamap *m, uint64_t addr, uint64_t len,
 	*ptr = (uint8_t *)r->file->base + r->offset + off;
 	*avail = r->size - off < len ? r->size - off : len;
 	return DMA_OK;
+}
+
+enum dma_result dmamap_xlate(struct dmamap *m, uint64_t addr, uint64_t len, bool write, void **ptr)
+{
+	uint64_t avail;
+	void *p;
+	enum dma_result r = dmamap_xlate_part(m, addr, len, write, &p, &avail);
+
+	if (r == DMA_OK && avail < len)
+		return DMA_CROSSES;
+	if (r == DMA_OK)
+		*ptr = p;
+	return r;
 }
 
 const char *dma_result_str(enum dma_result r)

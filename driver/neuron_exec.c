@@ -513,10 +513,15 @@ static void neuron_exec_timeout_work(struct work_struct *work)
 			     "execution on NC %u overran its timeout, NC reset\n",
 			     nc->index);
 	WRITE_ONCE(eq->resetting, true);
-	neuron_exec_stop_locked(eq, eq->running, -ETIMEDOUT, NEURON_EXEC_ALL, NULL,
-				NEURON_NOTIFY_EXEC_TIMEOUT);
+	/*
+	 * Counted and traced before the stop finishes the job: a waiter woken
+	 * by its fence sees the reset (the reset itself is done first, inside
+	 * the stop, before the fence).
+	 */
 	atomic64_inc(&nc->resets);
 	trace_neuron_nc_reset(nc->nd->minor, nc->index, NEURON_RESET_EXEC_TIMEOUT);
+	neuron_exec_stop_locked(eq, eq->running, -ETIMEDOUT, NEURON_EXEC_ALL, NULL,
+				NEURON_NOTIFY_EXEC_TIMEOUT);
 	WRITE_ONCE(eq->resetting, false);
 	/* run_lock is a mutex: the events may sleep under it. */
 	neuron_nl_event(nc->nd, NEURON_EVENT_EXEC_TIMEOUT, nc->index, 0);

@@ -356,11 +356,12 @@ static void neuron_dma_queue_reset(struct neuron_dma_queue *q)
 	else
 		dev_warn_ratelimited(&nd->dev, "DMA error %u on NC %u at packet %u, queue reset\n",
 				     err, nc->index, le32_to_cpu(READ_ONCE(st->error_index)));
-	neuron_dma_fail_pending_locked(q, -EIO);
+	/* Before the jobs fail: the waiters they wake see the reset. */
 	atomic64_inc(&nc->resets);
 	trace_neuron_nc_reset(nd->minor, nc->index,
 			      err == NEURON_DMA_ERR_HUNG ? NEURON_RESET_DMA_HANG :
 			      NEURON_RESET_DMA_ERROR);
+	neuron_dma_fail_pending_locked(q, -EIO);
 	ret = neuron_dma_queue_program_locked(q);
 	if (ret) {
 		dev_err(&nd->dev, "NC %u: DMA queue does not restart (%d)\n",

@@ -352,14 +352,17 @@ static bool neuron_exec_drive(struct neuron_nc *nc)
  * latency of a short execution is then not that of a wake-up) and sleeps
  * on the NC's event_wait. Whatever changes a condition calls
  * neuron_nc_wake(); @event_gen is read before @check, so a change between
- * the two is never slept through.
+ * the two is never slept through. On a backend whose device changes
+ * semaphores unannounced (ndhal_ops.sem_poll_us) each sleep ends after
+ * that long at most.
  *
  * Return: 0 (met), the error of @check, -ETIME, -ERESTARTSYS or -EINTR.
  */
 int neuron_exec_wait(struct neuron_nc *nc, int (*check)(void *arg), void *arg,
 		     ktime_t deadline, bool intr)
 {
-	ktime_t spin_end = 0;
+	u32 poll_us = neuron_hw_sem_poll_us(nc->nd);
+	ktime_t spin_end = 0, until;
 	bool drove = false;
 	DEFINE_WAIT(wait);
 	int gen, ret;
@@ -396,8 +399,14 @@ int neuron_exec_wait(struct neuron_nc *nc, int (*check)(void *arg), void *arg,
 		}
 		prepare_to_wait(&nc->event_wait, &wait,
 				intr ? TASK_INTERRUPTIBLE : TASK_KILLABLE);
-		if (atomic_read(&nc->event_gen) == gen)
-			ret = neuron_wait_step(deadline, intr);
+		if (atomic_read(&nc->event_gen) == gen) {
+			/* A device whose changes nobody reports: look again soon. */
+			until = poll_us ? min(deadline, ktime_add_us(ktime_get(), poll_us)) :
+					  deadline;
+			ret = neuron_wait_step(until, intr);
+			if (ret == -ETIME && until != deadline)
+				ret = 0;
+		}
 		finish_wait(&nc->event_wait, &wait);
 		if (ret)
 			break;

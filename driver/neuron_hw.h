@@ -60,6 +60,11 @@ static inline bool neuron_hw_exec_drives(const struct neuron_device *nd)
 	return nd->hal->ops->exec_drive;
 }
 
+static inline u32 neuron_hw_sem_poll_us(const struct neuron_device *nd)
+{
+	return nd->hal->ops->sem_poll_us;
+}
+
 static inline int neuron_hw_init(struct neuron_device *nd)
 {
 	neuron_hw_assert(nd);

@@ -30,6 +30,7 @@
 #include "neuron_mem.h"
 #include "dma/neuron_dma.h"
 #include "ndhal/ndhal.h"
+#include "ndhal/ndhal_regs.h"
 #include "ndhal/ndhal_silicon.h"
 
 static bool neuron_pci_engines;
@@ -53,6 +54,8 @@ MODULE_PARM_DESC(pci_ready_ms,
  * @dram_phys: bus address of the DRAM BAR (user mappings of device memory).
  * @dram_base: the device address where the driver's share of each DRAM
  *	channel starts (past the firmware's carve-out).
+ * @sem_lock: makes a semaphore's check and update one step
+ *	(neuron_pci_sem_update()).
  */
 struct neuron_pci {
 	struct pci_dev *pdev;
@@ -60,6 +63,7 @@ struct neuron_pci {
 	struct ndhal_io io;
 	resource_size_t dram_phys;
 	u64 dram_base[NEURON_MAX_DRAM_CHANNELS];
+	spinlock_t sem_lock; /* see @sem_lock above */
 };
 
 /**
@@ -361,6 +365,56 @@ static u32 neuron_pci_dma_queue_error(struct neuron_device *nd, u32 engine, u32 
 	       NEURON_DMA_ERR_DESC : 0;
 }
 
+/*
+ * Semaphores and events of NC @nc through its window's semaphore block
+ * (docs/hw-facts.md, "Semaphores and events"): events read and set at
+ * +4i; a semaphore read at +0x1000 + 4i and set, added to or subtracted
+ * from through the pages at +0x1400, +0x1800 and +0x1C00. What the
+ * registers do past U32_MAX or below 0 is not public (the facts call the
+ * values signed [inferred]), so the driver's rules are checked on a read
+ * first, under sem_lock: the check and the write are one step for the
+ * driver. A program on the NC could change the value in between; the PCI
+ * backend runs none (no NEURON_CAP_EXEC), so only this function writes.
+ */
+static int neuron_pci_sem_update(struct neuron_device *nd, u32 nc, u32 kind,
+				 u32 index, u32 op, u32 val, u32 *out)
+{
+	static const u8 sema_op[] = {
+		[NEURON_SEM_SET] = NDHAL_SEMA_SET,
+		[NEURON_SEM_INC] = NDHAL_SEMA_INC,
+		[NEURON_SEM_DEC] = NDHAL_SEMA_DEC,
+	};
+	const struct ndhal_arch *arch = nd->hal->arch;
+	struct neuron_pci *np = nd->backend;
+	s64 rd, wr = -EINVAL;
+	int ret = 0;
+	u32 v;
+
+	if (kind == NEURON_SEM_KIND_EVENT) {
+		rd = ndhal_event_reg(arch, nc, index);
+		wr = rd;
+	} else {
+		rd = ndhal_sema_reg(arch, nc, index, NDHAL_SEMA_READ);
+		if (op == NEURON_SEM_SET || op == NEURON_SEM_INC || op == NEURON_SEM_DEC)
+			wr = ndhal_sema_reg(arch, nc, index, sema_op[op]);
+	}
+	if (rd < 0 || (op != NEURON_SEM_READ && wr < 0))
+		return -EINVAL;
+	spin_lock(&np->sem_lock);
+	v = ndhal_rd(&np->io, rd);
+	if (op == NEURON_SEM_INC && v > U32_MAX - val) {
+		ret = -EOVERFLOW;
+	} else if (op == NEURON_SEM_DEC && v < val) {
+		ret = -EAGAIN;
+	} else if (op != NEURON_SEM_READ) {
+		ndhal_wr(&np->io, wr, val);
+		v = ndhal_rd(&np->io, rd);
+	}
+	spin_unlock(&np->sem_lock);
+	*out = v;
+	return ret;
+}
+
 const struct ndhal_ops neuron_pci_ops = {
 	.name = "pci",
 	.init = neuron_pci_hw_init,
@@ -380,6 +434,9 @@ const struct ndhal_ops neuron_pci_ops = {
 	.dma_queue_kick = neuron_pci_dma_queue_kick,
 	.dma_queue_stop = neuron_pci_dma_queue_stop,
 	.dma_queue_error = neuron_pci_dma_queue_error,
+	/* [inferred] 1 ms: the facts give no notice of a change, nor a rate. */
+	.sem_poll_us = 1000,
+	.sem_update = neuron_pci_sem_update,
 };
 
 /*
@@ -424,6 +481,7 @@ static int neuron_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id
 	if (!np)
 		return -ENOMEM;
 	np->pdev = pdev;
+	spin_lock_init(&np->sem_lock);
 
 	ret = pci_enable_device_mem(pdev);
 	if (ret)

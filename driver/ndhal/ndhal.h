@@ -241,6 +241,9 @@ struct ndhal_exec {
  *	the value after it in *@out (-EAGAIN: a decrement at 0; -EOVERFLOW:
  *	an increment past U32_MAX; nothing changes then). Indices are checked
  *	by the caller. Needed for NEURON_CAP_SEM.
+ * @sem_poll_us: semaphores and events may change on the device with no
+ *	interrupt to say so (silicon): a thread waiting for a value reads
+ *	it again at least this often. 0: every change wakes the waiters.
  * @notify_consume: tell the device the consumer index is now @tail; it
  *	ignores (-EINVAL) a @tail outside its current tail..head and writes
  *	the new tail into the header.
@@ -298,6 +301,7 @@ struct ndhal_ops {
 			   u32 entries, u32 key);
 	void (*notify_fini)(struct neuron_device *nd, u32 nc, u32 type);
 	int (*notify_consume)(struct neuron_device *nd, u32 nc, u32 type, u32 tail);
+	u32 sem_poll_us;
 	int (*sem_update)(struct neuron_device *nd, u32 nc, u32 kind, u32 index,
 			  u32 op, u32 val, u32 *out);
 	int (*exec_start)(struct neuron_device *nd, const struct ndhal_exec *e);

@@ -10,8 +10,13 @@
 # /usr): nrt_tensor_write/read of 64 MiB against memcpy, nrt_execute
 # against the raw EXECUTE ioctl; then tools/neuron-nlbench.c: the generic
 # netlink dump of 16 devices of 8 NCs against the query ioctl, and the
-# latency of an event. Exits non-zero if the run was not clean (see
-# verdict.sh).
+# latency of an event. Then the PCI path: Debian 6.1 in QEMU 11 with the
+# device model (devmodel/, its -O2 build: the ASan build of the tests is an
+# instrument, not a device) as a trn1, neuron.ko with pci_engines=1, and
+# `neuron-bench -c /dev/neuron0`: the copy ioctl through the model's UDMA
+# engines against memcpy in that VM; once without an IOMMU (the target),
+# once behind a vIOMMU (context). Exits non-zero if a run was not clean
+# (see verdict.sh).
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/loop.sh"
@@ -47,3 +52,23 @@ program_output "$RUN/serial.log" neuron-bench
 program_output "$RUN/serial.log" bench_nrt
 program_output "$RUN/serial.log" neuron-nlbench
 [ $rc -eq 0 ] || { cat "$RUN/verdict.txt" >&2; die "the bench run was not clean: $RUN/serial.log"; }
+
+# The PCI path: the model's -O2 build, QEMU 11 (scripts/qemu11.sh, cached).
+make -s -C "$SRC/devmodel" build/neuron-devmodel >"$RUN/devmodel-build.log" 2>&1 &&
+	"$S/qemu11.sh" --version >>"$RUN/devmodel-build.log" 2>&1 ||
+	{ tail "$RUN/devmodel-build.log"; die "device model build or QEMU 11 failed: $RUN/devmodel-build.log"; }
+for io in 0 1; do
+	d="$RUN/pci-trn1-iommu$io"
+	mkdir -p "$d"
+	what="PCI trn1, device model"
+	[ $io = 0 ] || what+=" behind a vIOMMU (context)"
+	printf '#!/bin/sh\necho "bench: %s"\nexec /tests/neuron-bench -c "$NEURON_DEVICE"\n' \
+		"$what" >"$d/neuron-bench-pci"
+	chmod +x "$d/neuron-bench-pci"
+	log "booting $KREL in QEMU 11 with the device model ($what); neuron-bench -c"
+	VM_PCI=trn1 NEURON_VM_IOMMU=$io NEURON_DEVMODEL="$SRC/devmodel/build/neuron-devmodel" \
+		NEURON_VM_TIMEOUT=900 vm_test "$VMLINUX" "$d" -P -k "$BUILD/$KREL/neuron.ko" \
+		-x "$progs/neuron-bench" "$d/neuron-bench-pci" ||
+		{ cat "$d/verdict.txt" >&2; die "the PCI bench run was not clean: $d/serial.log"; }
+	program_output "$d/serial.log" neuron-bench-pci
+done

@@ -16,8 +16,12 @@
  *   a 2-layer MLP on the simulated core                vs on the host CPU
  *
  * Each ratio compares the best of several rounds that time the baseline
- * and the subject back to back. Usage: neuron-bench [/dev/neuronN]
+ * and the subject back to back. Usage: neuron-bench [-c] [/dev/neuronN]
  * The device needs NEURON_CAP_MEM and _COPY and about 600 MiB of memory.
+ * With -c, only the copy ioctl against memcpy (also device->device, which
+ * pins and maps no user pages), with the throughputs, and a check that the
+ * data went there and back (a device with no mapping or
+ * execution: the PCI device of `make bench`).
  * Without an argument, neuron-bench creates a simulated v3 device of
  * 1536 MiB for the run (root, neuron_sim.ko loaded; a simulated device has
  * at most the RAM) and deletes it afterwards.
@@ -577,14 +581,55 @@ static void line(const char *what, double ratio, const char *note)
 	printf("bench: %-34s %6.2f   (%s)\n", what, ratio, note);
 }
 
+/*
+ * The copy ioctl only (-c): host->device from a, device->host into b, each
+ * against memcpy(b, a); then b must hold what a holds.
+ */
+static int copy_only(unsigned char *a, unsigned char *b)
+{
+	struct neuron_mem_alloc dev = alloc(NEURON_MEM_DEVICE, SIZE);
+	struct neuron_mem_alloc dev2 = alloc(NEURON_MEM_DEVICE, SIZE);
+	struct best h2d, d2h, d2d;
+
+	h2d = bench_copy(0, dev.handle, a, b, a, NULL);
+	d2h = bench_copy(dev.handle, 0, a, b, NULL, b);
+	d2d = bench_copy(dev.handle, dev2.handle, a, b, NULL, NULL);
+	mem_free(dev2.handle);
+	memset(b, 0xa5, SIZE);
+	copy(dev.handle, 0, NULL, b);
+	if (memcmp(a, b, SIZE)) {
+		fprintf(stderr, "neuron-bench: the data read back differs\n");
+		return 1;
+	}
+	mem_free(dev.handle);
+	printf("bench: copy baselines (best of %d rounds): memcpy 64 MiB %.2f ms (%.0f MB/s)\n",
+	       ROUNDS, h2d.base * 1e3, SIZE / h2d.base / 1e6);
+	printf("bench: copy ioctl 64 MiB: host->device %.2f ms (%.0f MB/s),",
+	       h2d.subject * 1e3, SIZE / h2d.subject / 1e6);
+	printf(" device->host %.2f ms (%.0f MB/s), device->device %.2f ms (%.0f MB/s)\n",
+	       d2h.subject * 1e3, SIZE / d2h.subject / 1e6,
+	       d2d.subject * 1e3, SIZE / d2d.subject / 1e6);
+	line("copy ioctl host->device / memcpy", h2d.base / h2d.subject, "target >= 0.8");
+	line("copy ioctl device->host / memcpy", d2h.base / d2h.subject, "target >= 0.8");
+	line("copy ioctl device->device / memcpy", d2d.base / d2d.subject,
+	     "context: no user pages to pin and map");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	char path[300] = "";
+	int copy_mode = 0;
 	struct neuron_mem_alloc dev;
 	unsigned char *slots, *slot, *a, *b, *m;
 	struct best h2d, d2h, mh2d, md2h, q, al, ex = { 0 }, exi = { 0 }, mlp;
 	double floor, rate1, rate2, ratep;
 
+	if (argc > 1 && !strcmp(argv[1], "-c")) {
+		copy_mode = 1;
+		argc--;
+		argv++;
+	}
 	if (argc > 1)
 		snprintf(path, sizeof(path), "%s", argv[1]);
 	else
@@ -608,6 +653,15 @@ int main(int argc, char **argv)
 	b = slot_map(slot + SPACING, -1, 0);
 	memset(a, 0x5a, SIZE);
 	memset(b, 0xa5, SIZE);
+	if (copy_mode) {
+		int rc = copy_only(a, b);
+
+		munmap(slots, 4 * SPACING);
+		close(fd);
+		if (argc == 1)
+			sysfs_write(SIM_BUS "/del_device", SIM_ID);
+		return rc;
+	}
 	dev = alloc(NEURON_MEM_DEVICE, SIZE);
 	m = slot_map(slot + 2 * SPACING, fd, dev.mmap_offset);
 	memset(m, 0, SIZE);	/* fault the mapping in, as for the buffers */

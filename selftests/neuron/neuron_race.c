@@ -190,8 +190,17 @@ static int op_notify(struct racer *r, enum op op)
 	struct neuron_notify_teardown t = { .nc = s.nc, .type = s.type };
 	int ret;
 
-	if (op == OP_NOTIFY_SETUP)
+	/*
+	 * The pools set the queues up: a setup alone would only ever find
+	 * its queue there (-EBUSY). Half the time it takes it down first, so
+	 * that setups get through however the threads are scheduled (on 7.x
+	 * none did in the other thread's short teardown-to-setup window).
+	 */
+	if (op == OP_NOTIFY_SETUP) {
+		if (next_rnd(r) % 2)
+			nio_notify_teardown(r->p->fd, t.nc, t.type);
 		return nio_notify_setup_req(r->p->fd, &s);
+	}
 	if (op == OP_NOTIFY_WAIT)
 		return nio_notify_wait_req(r->p->fd, &w);
 	/* Torn down, then set up again for the other thread to find. */

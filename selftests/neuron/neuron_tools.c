@@ -599,19 +599,25 @@ static const char *const state_names[] = {
 	[NEURON_NC_FAILED] = "failed",
 };
 
-/* Run neuron-ls --json (as nobody with @flags) and parse it. */
-static struct jval *ls_json(struct __test_metadata *_metadata, int flags)
+/* Run neuron-ls @opt (as nobody with @flags) and parse it. */
+static struct jval *ls_run_json(struct __test_metadata *_metadata, const char *opt, int flags)
 {
-	char *const argv[] = { "neuron-ls", "--json", NULL };
+	char *const argv[] = { "neuron-ls", (char *)opt, NULL };
 	struct tool_run r;
 	struct jval *doc;
 
 	EXPECT_EQ(0, tool_run(argv, flags, &r));
-	EXPECT_EQ(0, r.status) TH_LOG("neuron-ls --json: %s", r.err);
+	EXPECT_EQ(0, r.status) TH_LOG("neuron-ls %s: %s", opt, r.err);
 	doc = r.status ? NULL : jparse(r.out, r.len);
 	EXPECT_NE(NULL, doc) TH_LOG("not JSON: %s", r.out);
 	tool_free(&r);
 	return doc;
+}
+
+/* Our document: neuron-ls --details-json. */
+static struct jval *ls_json(struct __test_metadata *_metadata, int flags)
+{
+	return ls_run_json(_metadata, "--details-json", flags);
 }
 
 FIXTURE(tools) {
@@ -633,7 +639,7 @@ FIXTURE_TEARDOWN(tools)
 	neuron_node_release(&self->node);
 }
 
-/* neuron-ls --json: strict JSON, agreeing with QUERY of each device. */
+/* neuron-ls --details-json: strict JSON, agreeing with QUERY of each device. */
 TEST_F(tools, ls_json_matches_query)
 {
 	unsigned int minors[NEURON_MAX_DEVICES];
@@ -661,7 +667,7 @@ TEST_F(tools, ls_json_matches_query)
 		ASSERT_LE(0, fd) TH_LOG("open %s: %s", path, strerror(errno));
 		ASSERT_EQ(0, neuron_query_info(fd, &info, NULL));
 		d = json_device(doc, minors[i]);
-		ASSERT_NE(NULL, d) TH_LOG("%s is not in neuron-ls --json", path);
+		ASSERT_NE(NULL, d) TH_LOG("%s is not in neuron-ls --details-json", path);
 		EXPECT_TRUE(jget_u64(d, "arch", &u));
 		EXPECT_EQ(info.arch, u);
 		EXPECT_STREQ(info.arch_name, jget_str(d, "arch_name") ?: "(none)");
@@ -693,10 +699,10 @@ TEST_F(tools, ls_json_matches_query)
 	jfree(doc);
 }
 
-/* The table: one line per device and NC, exit 0. */
-TEST_F(tools, ls_table)
+/* --details: our table, one line per device and NC, exit 0. */
+TEST_F(tools, ls_details_table)
 {
-	char *const argv[] = { "neuron-ls", NULL };
+	char *const argv[] = { "neuron-ls", "--details", NULL };
 	char needle[64];
 	struct tool_run r;
 
@@ -706,6 +712,254 @@ TEST_F(tools, ls_table)
 	snprintf(needle, sizeof(needle), "sim %u", self->node.sim_id);
 	if (self->node.created)
 		EXPECT_NE(NULL, strstr(r.out, needle)) TH_LOG("%s", r.out);
+	tool_free(&r);
+}
+
+/* ---- the vendor's formats (docs/compat.md) ---- */
+
+/* The keys of a device object of neuron-ls -j, all of them, in order. */
+static const char *const ls_keys[] = {
+	"instance_type", "instance_id", "neuron_device", "bdf", "cpu_affinity",
+	"numa_node", "connected_to", "nc_count", "memory_size", "neuroncore_ids",
+	"neuron_processes",
+};
+
+/* The vendor's device object: exactly its keys, each of its type. */
+static void check_ls_device(struct __test_metadata *_metadata, const struct jval *d)
+{
+	const struct jval *e, *v;
+	unsigned int k = 0;
+
+	ASSERT_EQ(J_OBJ, (int)d->type);
+	for (e = d->child; e; e = e->next, k++) {
+		ASSERT_LT(k, ARRAY_SIZE(ls_keys)) TH_LOG("extra key '%s'", e->key);
+		EXPECT_STREQ(ls_keys[k], e->key);
+	}
+	EXPECT_EQ(ARRAY_SIZE(ls_keys), k);
+	EXPECT_EQ(J_STR, (int)jget(d, "instance_type")->type);
+	EXPECT_EQ(J_STR, (int)jget(d, "instance_id")->type);
+	EXPECT_TRUE(jget(d, "neuron_device")->is_uint);
+	EXPECT_EQ(J_STR, (int)jget(d, "bdf")->type);
+	EXPECT_EQ(J_STR, (int)jget(d, "cpu_affinity")->type);
+	v = jget(d, "numa_node");
+	ASSERT_EQ(J_STR, (int)v->type) TH_LOG("numa_node must be a string");
+	EXPECT_TRUE(!strcmp(v->str, "-1") || (v->str[0] >= '0' && v->str[0] <= '9'))
+		TH_LOG("numa_node '%s'", v->str);
+	/* No device reports a link: null, as on a single-device instance. */
+	EXPECT_EQ(J_NULL, (int)jget(d, "connected_to")->type);
+	EXPECT_TRUE(jget(d, "nc_count")->is_uint);
+	EXPECT_TRUE(jget(d, "memory_size")->is_uint);
+	ASSERT_EQ(J_ARR, (int)jget(d, "neuroncore_ids")->type);
+	for (e = jget(d, "neuroncore_ids")->child; e; e = e->next)
+		EXPECT_TRUE(e->type == J_NUM && e->is_uint);
+	v = jget(d, "neuron_processes");
+	ASSERT_EQ(J_ARR, (int)v->type);
+	for (e = v->child; e; e = e->next) {
+		ASSERT_EQ(J_OBJ, (int)e->type);
+		EXPECT_EQ(3U, jlen(e));
+		EXPECT_TRUE(jget(e, "pid") && jget(e, "pid")->is_uint);
+		EXPECT_NE(NULL, jget_str(e, "command"));
+		EXPECT_NE(NULL, jget_str(e, "neuron_runtime_version"));
+	}
+}
+
+/* The device object of @minor in the vendor's array, or NULL. */
+static const struct jval *ls_vendor_device(const struct jval *arr, unsigned int minor)
+{
+	const struct jval *d;
+	unsigned long long idx;
+
+	for (d = arr && arr->type == J_ARR ? arr->child : NULL; d; d = d->next)
+		if (jget_u64(d, "neuron_device", &idx) && idx == minor)
+			return d;
+	return NULL;
+}
+
+/*
+ * -j and --json-output: an array of every device, sorted, with the
+ * vendor's keys and types, memory_size and nc_count as QUERY says, the
+ * NeuronCore ids numbered across the instance; the same with both names.
+ */
+TEST_F(tools, ls_vendor_json)
+{
+	unsigned int minors[NEURON_MAX_DEVICES], next_nc = 0;
+	unsigned long long u = 0, prev = 0;
+	struct jval *doc, *doc2;
+	const struct jval *d;
+	int n, i;
+
+	n = device_minors(minors, NEURON_MAX_DEVICES);
+	doc = ls_run_json(_metadata, "--json-output", 0);
+	ASSERT_NE(NULL, doc);
+	ASSERT_EQ(J_ARR, (int)doc->type) TH_LOG("not an array");
+	EXPECT_EQ((unsigned int)n, jlen(doc));
+	for (d = doc->child, i = 0; d; d = d->next, i++) {
+		const struct jval *e;
+		unsigned int k = 0;
+
+		check_ls_device(_metadata, d);
+		ASSERT_TRUE(jget_u64(d, "neuron_device", &u));
+		if (i)
+			EXPECT_LT(prev, u);
+		prev = u;
+		ASSERT_TRUE(jget_u64(d, "nc_count", &u));
+		EXPECT_EQ(u, jlen(jget(d, "neuroncore_ids")));
+		for (e = jget(d, "neuroncore_ids")->child; e; e = e->next, k++)
+			EXPECT_EQ(next_nc + k, e->u);
+		next_nc += u;
+	}
+	for (i = 0; i < n; i++) {
+		struct neuron_device_info info;
+		char path[64];
+		int fd;
+
+		snprintf(path, sizeof(path), "/dev/neuron%u", minors[i]);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, neuron_query_info(fd, &info, NULL));
+		close(fd);
+		d = ls_vendor_device(doc, minors[i]);
+		ASSERT_NE(NULL, d) TH_LOG("%s is not in neuron-ls -j", path);
+		EXPECT_TRUE(jget_u64(d, "memory_size", &u));
+		EXPECT_EQ(info.dram_size, u);
+		EXPECT_TRUE(jget_u64(d, "nc_count", &u));
+		EXPECT_EQ(info.nc_count, u);
+		if (info.flags & NEURON_DEV_SIMULATED)
+			EXPECT_STREQ("", jget_str(d, "bdf") ?: "(none)");
+	}
+	doc2 = ls_run_json(_metadata, "-j", 0);
+	ASSERT_NE(NULL, doc2);
+	EXPECT_EQ(jlen(doc), jlen(doc2));
+	jfree(doc2);
+	jfree(doc);
+}
+
+/*
+ * neuron_processes: the holder of an NC, with its pid and command line,
+ * runtime version "NA" (this program has no libnrt mapped); to nobody,
+ * who may not see root's processes, none.
+ */
+TEST_F(tools, ls_vendor_processes)
+{
+	const struct jval *d, *p;
+	unsigned long long pid;
+	struct jval *doc;
+
+	if (!(self->info.caps & NEURON_CAP_RESERVE))
+		SKIP(return, "no NEURON_CAP_RESERVE");
+	doc = ls_run_json(_metadata, "-j", 0);
+	ASSERT_NE(NULL, doc);
+	d = ls_vendor_device(doc, self->node.minor);
+	ASSERT_NE(NULL, d);
+	EXPECT_EQ(0U, jlen(jget(d, "neuron_processes")));
+	jfree(doc);
+
+	ASSERT_EQ(0, neuron_reserve(self->node.fd, 1));
+	doc = ls_run_json(_metadata, "-j", 0);
+	ASSERT_NE(NULL, doc);
+	d = ls_vendor_device(doc, self->node.minor);
+	ASSERT_NE(NULL, d);
+	check_ls_device(_metadata, d);
+	ASSERT_EQ(1U, jlen(jget(d, "neuron_processes")));
+	p = jget(d, "neuron_processes")->child;
+	EXPECT_TRUE(jget_u64(p, "pid", &pid));
+	EXPECT_EQ((unsigned long long)getpid(), pid);
+	EXPECT_NE(NULL, strstr(jget_str(p, "command") ?: "", "neuron_tools"))
+		TH_LOG("command '%s'", jget_str(p, "command") ?: "(none)");
+	EXPECT_STREQ("NA", jget_str(p, "neuron_runtime_version") ?: "(none)");
+	jfree(doc);
+
+	doc = ls_run_json(_metadata, "--json-output", TOOL_NOBODY);
+	ASSERT_NE(NULL, doc);
+	d = ls_vendor_device(doc, self->node.minor);
+	ASSERT_NE(NULL, d);
+	EXPECT_EQ(0U, jlen(jget(d, "neuron_processes")));
+	jfree(doc);
+}
+
+/* The line of @out starting with "| @dev " (a device row), or NULL. */
+static const char *table_row(const char *out, unsigned int dev)
+{
+	char needle[32];
+	const char *p;
+
+	snprintf(needle, sizeof(needle), "\n| %u ", dev);
+	p = strstr(out, needle);
+	return p ? p + 1 : NULL;
+}
+
+/*
+ * The vendor's table: instance-type and instance-id lines, then a
+ * bordered table with its columns and a row per device; -w adds the
+ * process columns with the holder's row; -a shows it too; -t adds the
+ * topology; every line of the table as wide as its border.
+ */
+TEST_F(tools, ls_vendor_table)
+{
+	static const char *const cols[] = {
+		"| NEURON | NEURON |  NEURON  | NEURON |", "| DEVICE | CORES  | CORE IDS | MEMORY |",
+		"CONNECTED", "PCI", "BDF", "CPU", "AFFINITY", "NUMA", "NODE",
+	};
+	char *const plain[] = { "neuron-ls", NULL };
+	char *const wide[] = { "neuron-ls", "-w", NULL };
+	char *const all[] = { "neuron-ls", "--show-all-procs", NULL };
+	char *const topo[] = { "neuron-ls", "--topology", NULL };
+	char needle[64], *line, *save, *copy;
+	const char *row, *eol;
+	struct tool_run r;
+	size_t width = 0;
+	unsigned int k;
+
+	ASSERT_EQ(0, tool_run(plain, 0, &r));
+	ASSERT_EQ(0, r.status) TH_LOG("%s", r.err);
+	EXPECT_EQ(0, strncmp(r.out, "instance-type: ", 15)) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "\ninstance-id: ")) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "\n+--------+--------+----------+--------+"))
+		TH_LOG("%s", r.out);
+	for (k = 0; k < ARRAY_SIZE(cols); k++)
+		EXPECT_NE(NULL, strstr(r.out, cols[k])) TH_LOG("no column text %u", k);
+	EXPECT_EQ(NULL, strstr(r.out, "COMMAND"));
+	row = table_row(r.out, self->node.minor);
+	ASSERT_NE(NULL, row) TH_LOG("no row of device %u: %s", self->node.minor, r.out);
+	snprintf(needle, sizeof(needle), "| %u ", self->info.nc_count);
+	eol = strchr(row, '\n');
+	ASSERT_NE(NULL, eol);
+	EXPECT_NE(NULL, memmem(row, eol - row, needle, strlen(needle)));
+	/* Every table line as wide as the first border. */
+	copy = strdup(strchr(r.out, '+'));
+	ASSERT_NE(NULL, copy);
+	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!width)
+			width = strlen(line);
+		EXPECT_EQ(width, strlen(line)) TH_LOG("'%s'", line);
+	}
+	free(copy);
+	tool_free(&r);
+
+	if (!(self->info.caps & NEURON_CAP_RESERVE))
+		SKIP(return, "no NEURON_CAP_RESERVE");
+	ASSERT_EQ(0, neuron_reserve(self->node.fd, 1));
+	/* -w: only processes using the runtime; this one is not. */
+	ASSERT_EQ(0, tool_run(wide, 0, &r));
+	ASSERT_EQ(0, r.status) TH_LOG("%s", r.err);
+	EXPECT_NE(NULL, strstr(r.out, "COMMAND")) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "RUNTIME")) TH_LOG("%s", r.out);
+	snprintf(needle, sizeof(needle), "| %d ", getpid());
+	EXPECT_EQ(NULL, strstr(r.out, needle)) TH_LOG("%s", r.out);
+	tool_free(&r);
+	ASSERT_EQ(0, tool_run(all, 0, &r));
+	ASSERT_EQ(0, r.status) TH_LOG("%s", r.err);
+	row = table_row(r.out, self->node.minor);
+	ASSERT_NE(NULL, row) TH_LOG("%s", r.out);
+	eol = strchr(row, '\n');
+	ASSERT_NE(NULL, eol);
+	EXPECT_NE(NULL, memmem(row, eol - row, needle, strlen(needle))) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, memmem(row, eol - row, "neuron_tools", 12)) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, memmem(row, eol - row, "| NA ", 5)) TH_LOG("%s", r.out);
+	tool_free(&r);
+	ASSERT_EQ(0, tool_run(topo, 0, &r));
+	ASSERT_EQ(0, r.status) TH_LOG("%s", r.err);
+	EXPECT_NE(NULL, strstr(r.out, "\nNeuron Device Topology\n")) TH_LOG("%s", r.out);
 	tool_free(&r);
 }
 

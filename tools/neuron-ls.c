@@ -223,7 +223,6 @@ static void print_details_json(const struct nt_snapshot *s)
 	printf("%s]}\n", s->n_devs ? "\n" : "");
 }
 
-
 /* ---- the vendor's formats (docs/compat.md) ---- */
 
 #define PROC_CMD_LEN	4096
@@ -261,7 +260,7 @@ static bool read_line(const char *path, char *buf, size_t size)
 	buf[0] = '\0';
 	if (!f)
 		return false;
-	ok = fgets(buf, size, f) != NULL;
+	ok = fgets(buf, size, f);
 	fclose(f);
 	if (!ok) {
 		buf[0] = '\0';
@@ -280,7 +279,8 @@ static void instance_read(struct ls_view *v)
 {
 	char vendor[128];
 
-	v->instance_type[0] = v->instance_id[0] = '\0';
+	v->instance_type[0] = '\0';
+	v->instance_id[0] = '\0';
 	if (!read_line("/sys/devices/virtual/dmi/id/sys_vendor", vendor, sizeof(vendor)) ||
 	    strcmp(vendor, "Amazon EC2"))
 		return;
@@ -757,27 +757,28 @@ int main(int argc, char **argv)
 	nt_ctx_close(&ctx);
 	if (ret)
 		return ret;
-	if (details == OPT_DETAILS) {
-		print_details(&snap);
-	} else if (details == OPT_DETAILS_JSON) {
-		print_details_json(&snap);
-	} else if (!snap.n_devs) {
+	if (!details && !snap.n_devs) {
 		/* As the vendor's tool: nothing on stdout, exit 1. */
 		fprintf(stderr, "%s: No neuron devices found\n", prog);
 		nt_snapshot_free(&snap);
 		return NT_EXIT_NO_MODULE;
-	} else if (view_build(&snap, &view)) {
+	}
+	if (!details && view_build(&snap, &view)) {
 		fprintf(stderr, "%s: out of memory\n", prog);
 		view_free(&view);
 		nt_snapshot_free(&snap);
 		return NT_EXIT_NETLINK;
-	} else {
-		if (json)
-			print_vendor_json(&view);
-		else
-			print_vendor_table(&view, show);
-		view_free(&view);
 	}
+	if (details == OPT_DETAILS)
+		print_details(&snap);
+	else if (details == OPT_DETAILS_JSON)
+		print_details_json(&snap);
+	else if (json)
+		print_vendor_json(&view);
+	else
+		print_vendor_table(&view, show);
+	if (!details)
+		view_free(&view);
 	nt_snapshot_free(&snap);
 	if (fflush(stdout) || ferror(stdout)) {
 		perror(prog);

@@ -843,6 +843,7 @@ struct vstate {
 	struct proc_prev *procs[MAX_PROCS];
 	char instance_type[128], instance_id[128];
 	long ticks;			/* sysconf(_SC_CLK_TCK) */
+	double tick;			/* the wake-up period: the smallest one */
 };
 
 static bool read_line(const char *path, char *buf, size_t size)
@@ -975,9 +976,15 @@ static void procs_prune(struct vstate *v)
 	v->n_procs = k;
 }
 
-static bool due(double last, double period, double now)
+/*
+ * Is a group of @period, last reported at @last, due at @now? A report
+ * late by up to half a wake-up period still counts as on time, so that a
+ * late wake-up does not push every later report of the group one period
+ * away (a slow machine would skip the group in every other report).
+ */
+static bool due(const struct vstate *v, double last, double period, double now)
 {
-	return period > 0 && (last == 0 || now - last >= period - 0.0005);
+	return period > 0 && (last == 0 || now - last >= period - v->tick / 2);
 }
 
 /* ,"KEY":@value for each of @keys; without the first comma if @first. */
@@ -1188,7 +1195,7 @@ static void report_runtimes(struct vstate *v, const struct nt_snapshot *s, doubl
 		for (g = G_NC_COUNTERS; g <= G_EXEC_STATS; g++) {
 			double period;
 
-			if (!due(pp->last[g], rc->period[g], now))
+			if (!due(v, pp->last[g], rc->period[g], now))
 				continue;
 			period = pp->last[g] ? now - pp->last[g] : rc->period[g];
 			group_open(group_names[g], period, &first);
@@ -1400,7 +1407,7 @@ static int vendor_report(struct nt_ctx *c, struct vstate *v, double now)
 	report_runtimes(v, &s, now);
 	printf(",\"system_data\":{");
 	for (g = G_VCPU; g <= G_HW_COUNTERS; g++) {
-		if (!due(v->sys_last[g], v->conf.sys_period[g], now))
+		if (!due(v, v->sys_last[g], v->conf.sys_period[g], now))
 			continue;
 		group_open(group_names[g],
 			   v->sys_last[g] ? now - v->sys_last[g] : v->conf.sys_period[g], &first);
@@ -1522,6 +1529,7 @@ static int vendor_run(const char *config)
 	if (ret)
 		goto out;
 	tick = conf_tick(&v->conf);
+	v->tick = tick;
 	start = mono_now();
 	{
 		/* Baselines: what is due at start, sampled without a report. */

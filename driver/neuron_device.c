@@ -267,6 +267,10 @@ struct neuron_device *neuron_device_create(const struct neuron_device_desc *desc
 		xa_erase(&neuron_devices, minor);
 		goto err_fini;
 	}
+	/* Not fatal: the vendor's layout is an addition to ours. */
+	ret = neuron_vsysfs_add(nd);
+	if (ret)
+		dev_warn(&nd->dev, "no neuron_device sysfs tree: %d\n", ret);
 	neuron_nl_event(nd, NEURON_EVENT_DEV_ADDED, -1, 0);
 
 	neuron_debugfs_device_add(nd);
@@ -297,6 +301,7 @@ EXPORT_SYMBOL_NS_GPL(neuron_device_create, NEURON_NS);
 void neuron_device_remove(struct neuron_device *nd)
 {
 	WRITE_ONCE(nd->setup_task, current);
+	neuron_vsysfs_remove(nd);
 	neuron_debugfs_device_remove(nd);
 	WRITE_ONCE(nd->unplugged, true);
 	neuron_nc_unplug(nd);
@@ -343,12 +348,22 @@ int neuron_chrdev_init(void)
 		return ret;
 	ret = class_register(&neuron_class);
 	if (ret)
-		unregister_chrdev_region(neuron_devt, NEURON_MAX_DEVICES);
+		goto err_region;
+	ret = neuron_vsysfs_init();
+	if (ret)
+		goto err_class;
+	return 0;
+
+err_class:
+	class_unregister(&neuron_class);
+err_region:
+	unregister_chrdev_region(neuron_devt, NEURON_MAX_DEVICES);
 	return ret;
 }
 
 void neuron_chrdev_exit(void)
 {
+	neuron_vsysfs_exit();
 	class_unregister(&neuron_class);
 	unregister_chrdev_region(neuron_devt, NEURON_MAX_DEVICES);
 }

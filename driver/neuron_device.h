@@ -22,6 +22,8 @@
 #include "neuron_common.h"
 #include "neuron_nc.h"
 
+struct neuron_vsysfs;
+
 /**
  * struct neuron_device - one /dev/neuronN
  * @dev: the class device; its refcount keeps this structure alive (open
@@ -62,6 +64,8 @@
  * @groups: the class device's sysfs attribute groups, NULL-terminated
  *	(neuron_sysfs.c): the device's and one per NC it has.
  * @debugfs: its debugfs directory (neuron_debugfs.c), or NULL.
+ * @vsysfs: its tree in the vendor's sysfs layout (neuron_vsysfs.c), or
+ *	NULL.
  * @next_key: the last notification key given to a file (neuron_open()).
  * @setup_task: the thread creating the device (until it is exposed) or
  *	removing it (from the start of the removal on): it may call the
@@ -94,6 +98,7 @@ struct neuron_device {
 	struct neuron_notify_dev *notify;
 	const struct attribute_group *groups[NEURON_MAX_NC + 2];
 	struct dentry *debugfs;
+	struct neuron_vsysfs *vsysfs;
 	atomic_t next_key;
 	struct task_struct *setup_task;
 };
@@ -187,6 +192,12 @@ void neuron_hw_res_put(struct neuron_device *nd, struct neuron_hw_res *res);
 
 /* neuron_sysfs.c */
 const struct attribute_group **neuron_sysfs_groups(struct neuron_device *nd);
+
+/* neuron_vsysfs.c: the vendor's layout, class neuron_device */
+int neuron_vsysfs_init(void);
+void neuron_vsysfs_exit(void);
+int neuron_vsysfs_add(struct neuron_device *nd);
+void neuron_vsysfs_remove(struct neuron_device *nd);
 
 /* neuron_debugfs.c */
 void neuron_debugfs_init(void);

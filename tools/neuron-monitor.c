@@ -17,6 +17,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <poll.h>
+#include <regex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,7 @@
 
 static const char *prog = "neuron-monitor";
 static sig_atomic_t stop;	/* set by a signal handler: __atomic accesses */
+static int monitor_verbose;	/* --verbose N: 0 to 4, messages on stderr */
 
 struct monitor {
 	unsigned long count;	/* 0: no limit */
@@ -55,26 +57,35 @@ struct monitor {
 	int err;		/* an exit code set by a callback */
 };
 
+static double mono_now(void);
+
 static void print_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: %s [--count N] [--interval SECONDS] [--follow] [--verbose]\n"
+		"Usage: %s [-c|--config-file FILE] [--verbose N]\n"
+		"       %s --events [--count N] [--interval SECONDS] [--verbose N]\n"
 		"       %s --prometheus\n"
-		"Print the events of the neuron driver as JSON lines (generic netlink\n"
-		"family 'neuron', multicast group 'events').\n"
+		"Report on the neuron devices and the processes using them (generic\n"
+		"netlink family 'neuron').\n"
 		"\n"
-		"  -c, --count N          exit after N events\n"
-		"  -i, --interval SECS    also print a statistics line per device every SECS\n"
-		"  -f, --follow           follow the events even without a terminal\n"
-		"  -p, --prometheus       print the statistics once in the Prometheus text\n"
-		"                         format and exit\n"
-		"  -v, --verbose          say on stderr once subscribed\n"
-		"  -h, --help             print this help and exit\n"
+		"By default: the vendor's report stream, one JSON document per line, every\n"
+		"5 s or as the config file says (docs/compat.md).\n"
+		"  -c, --config-file FILE  the vendor's config file (period, neuron_runtimes,\n"
+		"                          system_metrics)\n"
+		"      --verbose N         messages on stderr, 0 (none) to 4\n"
+		"Our event stream:\n"
+		"  -e, --events            print the events of the driver as JSON lines\n"
+		"  -n, --count N           exit after N events (implies --events)\n"
+		"  -i, --interval SECS     also print a statistics line per device every SECS\n"
+		"                          (implies --events)\n"
+		"  -f, --follow            the same as --events\n"
+		"  -p, --prometheus        print the statistics once in the Prometheus text\n"
+		"                          format and exit\n"
+		"  -h, --help              print this help and exit\n"
 		"\n"
-		"Without any option, when stdin or stdout is not a terminal, this help is\n"
-		"printed and the program exits 0 (use --follow to follow the events then).\n"
-		"Exit status: 0 ok, 1 the neuron module is not loaded, 2 netlink error\n"
-		"(permission denied included), 64 bad usage.\n", prog, prog);
+		"Exit status: 0 ok, 1 the neuron driver is not loaded, 2 netlink error\n"
+		"(permission denied included), 64 bad usage or a bad config file.\n",
+		prog, prog, prog);
 }
 
 static void on_signal(int sig)
@@ -392,6 +403,1174 @@ static int print_prometheus(struct nt_ctx *c)
 	return 0;
 }
 
+/* ---- the vendor's report stream (docs/compat.md) ---- */
+
+/* The metric groups of the vendor's config file and report. */
+enum group {
+	G_NC_COUNTERS, G_MEMORY_USED, G_RT_VCPU, G_EXEC_STATS,	/* per application */
+	G_VCPU, G_MEMORY_INFO, G_HW_COUNTERS,			/* system */
+	N_GROUPS,
+};
+
+static const char *const group_names[N_GROUPS] = {
+	[G_NC_COUNTERS] = "neuroncore_counters", [G_MEMORY_USED] = "memory_used",
+	[G_RT_VCPU] = "neuron_runtime_vcpu_usage", [G_EXEC_STATS] = "execution_stats",
+	[G_VCPU] = "vcpu_usage", [G_MEMORY_INFO] = "memory_info",
+	[G_HW_COUNTERS] = "neuron_hw_counters",
+};
+
+#define MAX_RUNTIMES	16
+
+struct rt_conf {
+	bool has_filter;
+	regex_t filter;
+	double period[N_GROUPS];	/* 0: not collected */
+};
+
+struct vconf {
+	unsigned int n_rt;
+	struct rt_conf rt[MAX_RUNTIMES];
+	double sys_period[N_GROUPS];	/* system groups; 0: not collected */
+};
+
+/* A small JSON reader for the config file. */
+enum cj_type { CJ_NULL, CJ_BOOL, CJ_NUM, CJ_STR, CJ_ARR, CJ_OBJ };
+
+struct cj {
+	enum cj_type type;
+	double num;
+	char *str, *key;
+	struct cj *child, *next;
+};
+
+static void cj_free(struct cj *v)
+{
+	while (v) {
+		struct cj *n = v->next;
+
+		cj_free(v->child);
+		free(v->str);
+		free(v->key);
+		free(v);
+		v = n;
+	}
+}
+
+static void cj_ws(const char **p)
+{
+	while (**p == ' ' || **p == '\t' || **p == '\n' || **p == '\r')
+		(*p)++;
+}
+
+static char *cj_string(const char **p)
+{
+	size_t len = 0, cap = strlen(*p) + 1;
+	char *s;
+
+	if (**p != '"')
+		return NULL;
+	s = malloc(cap);
+	if (!s)
+		return NULL;
+	for ((*p)++; **p && **p != '"'; (*p)++) {
+		char c = **p;
+
+		if ((unsigned char)c < 0x20)
+			goto bad;
+		if (c == '\\') {
+			(*p)++;
+			switch (**p) {
+			case 'n':
+				c = '\n';
+				break;
+			case 't':
+				c = '\t';
+				break;
+			case 'r':
+				c = '\r';
+				break;
+			case 'b':
+				c = '\b';
+				break;
+			case 'f':
+				c = '\f';
+				break;
+			case '"':
+			case '\\':
+			case '/':
+				c = **p;
+				break;
+			default:	/* \u: not needed in a config file */
+				goto bad;
+			}
+		}
+		s[len++] = c;
+	}
+	if (**p != '"')
+		goto bad;
+	(*p)++;
+	s[len] = '\0';
+	return s;
+bad:
+	free(s);
+	return NULL;
+}
+
+static struct cj *cj_value(const char **p, int depth)
+{
+	struct cj *v = calloc(1, sizeof(*v)), **tail;
+	char *end;
+
+	if (!v || depth > 32)
+		goto bad;
+	cj_ws(p);
+	if (**p == '{' || **p == '[') {
+		char close = **p == '{' ? '}' : ']';
+
+		v->type = **p == '{' ? CJ_OBJ : CJ_ARR;
+		(*p)++;
+		cj_ws(p);
+		tail = &v->child;
+		if (**p == close) {
+			(*p)++;
+			return v;
+		}
+		for (;;) {
+			char *key = NULL;
+			struct cj *e;
+
+			if (v->type == CJ_OBJ) {
+				cj_ws(p);
+				key = cj_string(p);
+				cj_ws(p);
+				if (!key || **p != ':') {
+					free(key);
+					goto bad;
+				}
+				(*p)++;
+			}
+			e = cj_value(p, depth + 1);
+			if (!e) {
+				free(key);
+				goto bad;
+			}
+			e->key = key;
+			*tail = e;
+			tail = &e->next;
+			cj_ws(p);
+			if (**p == ',') {
+				(*p)++;
+				continue;
+			}
+			if (**p != close)
+				goto bad;
+			(*p)++;
+			return v;
+		}
+	}
+	if (**p == '"') {
+		v->type = CJ_STR;
+		v->str = cj_string(p);
+		if (!v->str)
+			goto bad;
+		return v;
+	}
+	if (!strncmp(*p, "true", 4) || !strncmp(*p, "null", 4)) {
+		v->type = **p == 't' ? CJ_BOOL : CJ_NULL;
+		*p += 4;
+		return v;
+	}
+	if (!strncmp(*p, "false", 5)) {
+		v->type = CJ_BOOL;
+		*p += 5;
+		return v;
+	}
+	v->type = CJ_NUM;
+	v->num = strtod(*p, &end);
+	if (end == *p)
+		goto bad;
+	*p = end;
+	return v;
+bad:
+	cj_free(v);
+	return NULL;
+}
+
+static const struct cj *cj_get(const struct cj *o, const char *key)
+{
+	const struct cj *e;
+
+	for (e = o && o->type == CJ_OBJ ? o->child : NULL; e; e = e->next)
+		if (!strcmp(e->key, key))
+			return e;
+	return NULL;
+}
+
+/* A duration as Go writes it ("5s", "1.5s", "500ms", "1m"): seconds or -1. */
+static double parse_duration(const char *s)
+{
+	static const struct { const char *unit; double secs; } units[] = {
+		{ "ns", 0.000000001 }, { "us", 0.000001 }, { "ms", 0.001 }, { "s", 1 },
+		{ "m", 60 }, { "h", 3600 },
+	};
+	double total = 0;
+	char *end;
+
+	if (!*s)
+		return -1;
+	while (*s) {
+		double v;
+		unsigned int k;
+
+		errno = 0;
+		v = strtod(s, &end);
+		if (errno || end == s || v < 0 || *s == '-' || *s == '+')
+			return -1;
+		s = end;
+		for (k = 0; k < ARRAY_SIZE(units); k++) {
+			size_t n = strlen(units[k].unit);
+
+			if (!strncmp(s, units[k].unit, n) &&
+			    !(n == 1 && s[0] == 'm' && s[1] == 's')) {
+				total += v * units[k].secs;
+				s += n;
+				break;
+			}
+		}
+		if (k == ARRAY_SIZE(units))
+			return -1;
+	}
+	return total;
+}
+
+/* The "period" of @o, else @dflt; -1 and a message when malformed. */
+static double conf_period(const struct cj *o, double dflt, const char *file)
+{
+	const struct cj *p = cj_get(o, "period");
+	double v;
+
+	if (!p)
+		return dflt;
+	v = p->type == CJ_STR ? parse_duration(p->str) : -1;
+	if (v < 0.001 || v > 86400) {
+		fprintf(stderr, "%s: %s: bad period (a duration such as \"5s\", 1ms to 24h)\n",
+			prog, file);
+		return -1;
+	}
+	return v;
+}
+
+static int group_index(const char *name, int first, int last)
+{
+	int g;
+
+	for (g = first; g <= last; g++)
+		if (!strcmp(name, group_names[g]))
+			return g;
+	return -1;
+}
+
+/* The groups of @arr ([{"type": ..., "period"?}]) into @period: 0 or -1. */
+static int conf_metrics(const struct cj *arr, double dflt, int first, int last,
+			double *period, const char *file)
+{
+	const struct cj *m;
+
+	if (!arr)
+		return 0;
+	if (arr->type != CJ_ARR)
+		goto bad;
+	for (m = arr->child; m; m = m->next) {
+		const struct cj *t = cj_get(m, "type");
+		double p;
+		int g;
+
+		if (!t || t->type != CJ_STR)
+			goto bad;
+		g = group_index(t->str, first, last);
+		if (g < 0) {
+			/* Groups of other versions of the format: not collected. */
+			if (monitor_verbose >= 1)
+				fprintf(stderr, "%s: %s: metric type '%s' not supported, ignored\n",
+					prog, file, t->str);
+			continue;
+		}
+		p = conf_period(m, dflt, file);
+		if (p < 0)
+			return -1;
+		period[g] = p;
+	}
+	return 0;
+bad:
+	fprintf(stderr, "%s: %s: a metrics array is a list of {\"type\": NAME}\n", prog, file);
+	return -1;
+}
+
+static void conf_default(struct vconf *c)
+{
+	int g;
+
+	memset(c, 0, sizeof(*c));
+	c->n_rt = 1;
+	for (g = G_NC_COUNTERS; g <= G_EXEC_STATS; g++)
+		c->rt[0].period[g] = 5;
+	for (g = G_VCPU; g <= G_HW_COUNTERS; g++)
+		c->sys_period[g] = 5;
+}
+
+/* Read the vendor's config file @file into @c: 0, or an exit code. */
+static int conf_load(struct vconf *c, const char *file)
+{
+	const struct cj *rts, *r;
+	struct cj *root = NULL;
+	const char *p;
+	double dflt;
+	char *text;
+	long size;
+	FILE *f;
+
+	memset(c, 0, sizeof(*c));
+	f = fopen(file, "re");
+	if (!f) {
+		fprintf(stderr, "%s: %s: %s\n", prog, file, strerror(errno));
+		return NT_EXIT_USAGE;
+	}
+	text = NULL;
+	size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+	if (size >= 0 && size < (1 << 20) && fseek(f, 0, SEEK_SET) == 0) {
+		text = calloc(1, size + 1);
+		if (text && fread(text, 1, size, f) != (size_t)size) {
+			free(text);
+			text = NULL;
+		}
+	}
+	fclose(f);
+	if (!text) {
+		fprintf(stderr, "%s: %s: cannot read it (at most 1 MiB)\n", prog, file);
+		return NT_EXIT_USAGE;
+	}
+	p = text;
+	root = cj_value(&p, 0);
+	if (root)
+		cj_ws(&p);
+	if (!root || *p || root->type != CJ_OBJ) {
+		fprintf(stderr, "%s: %s: not a JSON object\n", prog, file);
+		goto bad;
+	}
+	dflt = conf_period(root, 5, file);
+	if (dflt < 0)
+		goto bad;
+	rts = cj_get(root, "neuron_runtimes");
+	if (rts && rts->type != CJ_ARR) {
+		fprintf(stderr, "%s: %s: neuron_runtimes is an array\n", prog, file);
+		goto bad;
+	}
+	for (r = rts ? rts->child : NULL; r; r = r->next) {
+		const struct cj *tf = cj_get(r, "tag_filter");
+		struct rt_conf *rc;
+		double rp;
+
+		if (c->n_rt == MAX_RUNTIMES) {
+			fprintf(stderr, "%s: %s: more than %d neuron_runtimes\n", prog, file,
+				MAX_RUNTIMES);
+			goto bad;
+		}
+		rc = &c->rt[c->n_rt++];
+		if (tf && tf->type == CJ_STR && tf->str[0]) {
+			if (regcomp(&rc->filter, tf->str, REG_EXTENDED | REG_NOSUB)) {
+				fprintf(stderr, "%s: %s: bad tag_filter '%s'\n", prog, file,
+					tf->str);
+				c->n_rt--;
+				goto bad;
+			}
+			rc->has_filter = true;
+		}
+		rp = conf_period(r, dflt, file);
+		if (rp < 0 || conf_metrics(cj_get(r, "metrics"), rp, G_NC_COUNTERS,
+					   G_EXEC_STATS, rc->period, file))
+			goto bad;
+	}
+	if (conf_metrics(cj_get(root, "system_metrics"), dflt, G_VCPU, G_HW_COUNTERS,
+			 c->sys_period, file))
+		goto bad;
+	cj_free(root);
+	free(text);
+	return 0;
+bad:
+	cj_free(root);
+	free(text);
+	return NT_EXIT_USAGE;
+}
+
+static void conf_free(struct vconf *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->n_rt; i++)
+		if (c->rt[i].has_filter)
+			regfree(&c->rt[i].filter);
+}
+
+/* ---- what the report is made of ---- */
+
+#define MAX_PROCS	256
+#define MAX_NCS		1024
+#define TAG_LEN		256
+
+struct nc_prev {
+	bool valid;
+	uint64_t busy_ns, executions, exec_errors;
+};
+
+struct proc_prev {
+	uint32_t pid;
+	bool seen;			/* in this report */
+	double last[N_GROUPS];		/* monotonic time of its last group report */
+	uint64_t cpu_ticks[2];		/* utime, stime at the last vcpu report */
+	struct nc_prev nc[MAX_NCS];	/* at its last report of a group */
+	struct nc_prev exec_nc[MAX_NCS];
+};
+
+struct vstate {
+	struct vconf conf;
+	double sys_last[N_GROUPS];
+	/* /proc/stat at the last vcpu_usage report: cpu lines */
+	unsigned int n_cpu;
+	uint64_t (*cpu_prev)[8];	/* [0]: "cpu" (all), then cpu0.. */
+	bool cpu_valid;
+	uint64_t ctxt_prev;
+	unsigned int n_procs;
+	struct proc_prev *procs[MAX_PROCS];
+	char instance_type[128], instance_id[128];
+	long ticks;			/* sysconf(_SC_CLK_TCK) */
+	double tick;			/* the wake-up period: the smallest one */
+};
+
+static bool read_line(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "re");
+	bool ok;
+
+	buf[0] = '\0';
+	if (!f)
+		return false;
+	ok = fgets(buf, size, f);
+	fclose(f);
+	if (!ok)
+		buf[0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return ok;
+}
+
+/* The EC2 identity from DMI as neuron-ls reads it: "" anywhere else. */
+static void instance_read(struct vstate *v)
+{
+	char vendor[128];
+
+	v->instance_type[0] = '\0';
+	v->instance_id[0] = '\0';
+	if (!read_line("/sys/devices/virtual/dmi/id/sys_vendor", vendor, sizeof(vendor)) ||
+	    strcmp(vendor, "Amazon EC2"))
+		return;
+	read_line("/sys/devices/virtual/dmi/id/product_name", v->instance_type,
+		  sizeof(v->instance_type));
+	read_line("/sys/devices/virtual/dmi/id/board_asset_tag", v->instance_id,
+		  sizeof(v->instance_id));
+	if (strncmp(v->instance_id, "i-", 2))
+		v->instance_id[0] = '\0';
+}
+
+/* NEURON_PROCESS_TAG of @pid (if we may read its environment), else its pid. */
+static void proc_tag(uint32_t pid, char *tag, size_t size)
+{
+	static const char key[] = "NEURON_PROCESS_TAG=";
+	char path[64], *buf, *p;
+	size_t n;
+	FILE *f;
+
+	snprintf(tag, size, "%u", pid);
+	snprintf(path, sizeof(path), "/proc/%u/environ", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	buf = malloc(1 << 17);
+	if (!buf) {
+		fclose(f);
+		return;
+	}
+	n = fread(buf, 1, (1 << 17) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	for (p = buf; p < buf + n; p += strlen(p) + 1)
+		if (!strncmp(p, key, sizeof(key) - 1)) {
+			snprintf(tag, size, "%.255s", p + sizeof(key) - 1);
+			break;
+		}
+	free(buf);
+}
+
+/* utime and stime of @pid (ticks), and its start (ticks after boot). */
+static bool proc_cpu(uint32_t pid, uint64_t *utime, uint64_t *stime, uint64_t *start)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long u, s, st;
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');	/* after the command, which may hold anything */
+	if (!p || sscanf(p + 1,
+			 " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d %*d %*d %*d %*d %llu",
+			 &u, &s, &st) != 3)
+		return false;
+	*utime = u;
+	*stime = s;
+	*start = st;
+	return true;
+}
+
+static double uptime_secs(void)
+{
+	char buf[64];
+
+	return read_line("/proc/uptime", buf, sizeof(buf)) ? strtod(buf, NULL) : 0;
+}
+
+static struct proc_prev *proc_find(struct vstate *v, uint32_t pid, bool add)
+{
+	unsigned int i;
+
+	for (i = 0; i < v->n_procs; i++)
+		if (v->procs[i]->pid == pid)
+			return v->procs[i];
+	if (!add || v->n_procs == MAX_PROCS)
+		return NULL;
+	v->procs[v->n_procs] = calloc(1, sizeof(struct proc_prev));
+	if (!v->procs[v->n_procs])
+		return NULL;
+	v->procs[v->n_procs]->pid = pid;
+	return v->procs[v->n_procs++];
+}
+
+/* Forget the processes not in the last report (their pid may come back). */
+static void procs_prune(struct vstate *v)
+{
+	unsigned int i, k = 0;
+
+	for (i = 0; i < v->n_procs; i++) {
+		if (v->procs[i]->seen) {
+			v->procs[i]->seen = false;
+			v->procs[k++] = v->procs[i];
+		} else {
+			free(v->procs[i]);
+		}
+	}
+	v->n_procs = k;
+}
+
+/*
+ * Is a group of @period, last reported at @last, due at @now? A report
+ * late by up to half a wake-up period still counts as on time, so that a
+ * late wake-up does not push every later report of the group one period
+ * away (a slow machine would skip the group in every other report).
+ */
+static bool due(const struct vstate *v, double last, double period, double now)
+{
+	return period > 0 && (last == 0 || now - last >= period - v->tick / 2);
+}
+
+/* ,"KEY":@value for each of @keys; without the first comma if @first. */
+static void json_keys(const char *const *keys, unsigned int n, const char *value, bool first)
+{
+	unsigned int k;
+
+	for (k = 0; k < n; k++)
+		printf("%s\"%s\":%s", first && !k ? "" : ",", keys[k], value);
+}
+
+/* A group object's header: { "period": SECS, "error": "" ... */
+static void group_open(const char *name, double period, bool *first)
+{
+	printf("%s\"%s\":{\"period\":%.6f,\"error\":\"\"", *first ? "" : ",", name, period);
+	*first = false;
+}
+
+/* The global NeuronCore index of NC @j of device @i (as neuron-ls numbers them). */
+static unsigned int global_nc(const struct nt_snapshot *s, unsigned int i, unsigned int j)
+{
+	unsigned int k, base = 0;
+
+	for (k = 0; k < i; k++)
+		base += s->devs[k].nc_count;
+	return base + s->devs[i].ncs[j].index;
+}
+
+static bool owns(const struct nt_nc *nc, uint32_t pid)
+{
+	return (nc->have & NT_NC_OWNER_PID) && nc->owner_pid == pid;
+}
+
+static void report_nc_counters(const struct nt_snapshot *s, struct proc_prev *pp,
+			       double period)
+{
+	unsigned int i, j, n = 0;
+
+	printf(",\"neuroncores_in_use\":{");
+	for (i = 0; i < s->n_devs; i++)
+		for (j = 0; j < s->devs[i].n_ncs; j++) {
+			const struct nt_nc *nc = &s->devs[i].ncs[j];
+			unsigned int g = global_nc(s, i, j);
+			double util = 0;
+
+			if (!owns(nc, pp->pid) || g >= MAX_NCS)
+				continue;
+			if (pp->nc[g].valid && period > 0 && nc->busy_ns >= pp->nc[g].busy_ns)
+				util = (nc->busy_ns - pp->nc[g].busy_ns) / (period * 1e7);
+			if (util > 100)
+				util = 100;
+			pp->nc[g] = (struct nc_prev){ true, nc->busy_ns, nc->executions,
+						      nc->exec_errors };
+			/* flops: the device counts none; the format wants a number. */
+			printf("%s\"%u\":{\"neuroncore_utilization\":%.4f,\"flops\":0}",
+			       n++ ? "," : "", g, util);
+		}
+	printf("}");
+}
+
+static void report_memory_used(const struct nt_snapshot *s, uint32_t pid)
+{
+	uint64_t host = 0, device = 0;
+	unsigned int i, j, n = 0;
+
+	for (i = 0; i < s->n_devs; i++)
+		for (j = 0; j < s->devs[i].n_ncs; j++) {
+			const struct nt_nc *nc = &s->devs[i].ncs[j];
+
+			if (!owns(nc, pid))
+				continue;
+			host += nc->mem_host;
+			device += nc->mem_device;
+		}
+	static const char *const host_kinds[] = {
+		"application_memory", "constants", "dma_buffers", "tensors",
+	};
+	static const char *const nc_kinds[] = {
+		"constants", "model_code", "model_shared_scratchpad", "runtime_memory", "tensors",
+	};
+
+	printf(",\"neuron_runtime_used_bytes\":{\"host\":%llu,\"neuron_device\":%llu",
+	       (unsigned long long)host, (unsigned long long)device);
+	/* The driver does not tell memory by kind: the breakdown is zero. */
+	printf(",\"usage_breakdown\":{\"host\":{");
+	json_keys(host_kinds, ARRAY_SIZE(host_kinds), "0", true);
+	printf("},\"neuroncore_memory_usage\":{");
+	for (i = 0; i < s->n_devs; i++)
+		for (j = 0; j < s->devs[i].n_ncs; j++) {
+			if (!owns(&s->devs[i].ncs[j], pid))
+				continue;
+			printf("%s\"%u\":{", n++ ? "," : "", global_nc(s, i, j));
+			json_keys(nc_kinds, ARRAY_SIZE(nc_kinds), "0", true);
+			printf("}");
+		}
+	printf("}}},\"loaded_models\":[]");
+}
+
+static void report_rt_vcpu(struct vstate *v, struct proc_prev *pp, double period)
+{
+	uint64_t ut = 0, st = 0, start = 0, du, ds;
+	double secs = period, user = 0, sys = 0;
+
+	if (proc_cpu(pp->pid, &ut, &st, &start)) {
+		if (pp->last[G_RT_VCPU] == 0) {
+			/* First sight: the average since the process started. */
+			secs = uptime_secs() - (double)start / v->ticks;
+			pp->cpu_ticks[0] = 0;
+			pp->cpu_ticks[1] = 0;
+		}
+		du = ut >= pp->cpu_ticks[0] ? ut - pp->cpu_ticks[0] : 0;
+		ds = st >= pp->cpu_ticks[1] ? st - pp->cpu_ticks[1] : 0;
+		if (secs > 0) {
+			user = 100.0 * du / v->ticks / secs;
+			sys = 100.0 * ds / v->ticks / secs;
+		}
+		pp->cpu_ticks[0] = ut;
+		pp->cpu_ticks[1] = st;
+	}
+	printf(",\"vcpu_usage\":{\"user\":%.2f,\"system\":%.2f}", user, sys);
+}
+
+static void report_exec_stats(const struct nt_snapshot *s, struct proc_prev *pp)
+{
+	static const char *const err_kinds[] = {
+		"numerical", "transient", "model", "runtime", "hardware",
+	};
+	static const char *const statuses[] = {
+		"completed_with_num_err", "timed_out", "incorrect_input", "failed_to_queue",
+	};
+	uint64_t execs = 0, errs = 0;
+	unsigned int i, j;
+
+	for (i = 0; i < s->n_devs; i++)
+		for (j = 0; j < s->devs[i].n_ncs; j++) {
+			const struct nt_nc *nc = &s->devs[i].ncs[j];
+			unsigned int g = global_nc(s, i, j);
+
+			if (!owns(nc, pp->pid) || g >= MAX_NCS)
+				continue;
+			/* Counted from the first sight of the NC in the process's hands. */
+			if (pp->exec_nc[g].valid) {
+				execs += nc->executions - pp->exec_nc[g].executions;
+				errs += nc->exec_errors - pp->exec_nc[g].exec_errors;
+			}
+			pp->exec_nc[g] = (struct nc_prev){ true, nc->busy_ns, nc->executions,
+							   nc->exec_errors };
+		}
+	if (errs > execs)
+		errs = execs;
+	/*
+	 * The driver tells an execution that ended well from one that did
+	 * not, not the kind of error: all of them are "generic" here.
+	 */
+	printf(",\"error_summary\":{\"generic\":%llu", (unsigned long long)errs);
+	json_keys(err_kinds, ARRAY_SIZE(err_kinds), "0", false);
+	printf("},\"execution_summary\":{\"completed\":%llu", (unsigned long long)(execs - errs));
+	printf(",\"completed_with_err\":%llu", (unsigned long long)errs);
+	json_keys(statuses, ARRAY_SIZE(statuses), "0", false);
+	/* No latency histogram yet: null, the vendor's "nothing ran". */
+	printf("},\"latency_stats\":{\"total_latency\":null,\"device_latency\":null}");
+}
+
+static const struct rt_conf *rt_match(const struct vconf *c, const char *tag)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->n_rt; i++)
+		if (!c->rt[i].has_filter || !regexec(&c->rt[i].filter, tag, 0, NULL, 0))
+			return &c->rt[i];
+	return NULL;
+}
+
+static void report_runtimes(struct vstate *v, const struct nt_snapshot *s, double now)
+{
+	uint32_t pids[MAX_PROCS];
+	unsigned int i, j, k, n = 0, out = 0;
+
+	for (i = 0; i < s->n_devs; i++)
+		for (j = 0; j < s->devs[i].n_ncs; j++) {
+			const struct nt_nc *nc = &s->devs[i].ncs[j];
+
+			if (!(nc->have & NT_NC_OWNER_PID) || !nc->owner_pid)
+				continue;
+			for (k = 0; k < n && pids[k] != nc->owner_pid; k++)
+				;
+			if (k == n && n < MAX_PROCS)
+				pids[n++] = nc->owner_pid;
+		}
+	printf("\"neuron_runtime_data\":[");
+	for (k = 0; k < n; k++) {
+		const struct rt_conf *rc;
+		struct proc_prev *pp;
+		char tag[TAG_LEN + 1];
+		bool first = true;
+		int g;
+
+		proc_tag(pids[k], tag, sizeof(tag));
+		rc = rt_match(&v->conf, tag);
+		pp = proc_find(v, pids[k], true);
+		if (!rc || !pp)
+			continue;
+		pp->seen = true;
+		printf("%s{\"pid\":%u,\"address\":\"\",\"neuron_runtime_tag\":", out++ ? "," : "",
+		       pids[k]);
+		nt_json_string(stdout, tag);
+		printf(",\"error\":\"\",\"report\":{");
+		for (g = G_NC_COUNTERS; g <= G_EXEC_STATS; g++) {
+			double period;
+
+			if (!due(v, pp->last[g], rc->period[g], now))
+				continue;
+			period = pp->last[g] ? now - pp->last[g] : rc->period[g];
+			group_open(group_names[g], period, &first);
+			switch (g) {
+			case G_NC_COUNTERS:
+				report_nc_counters(s, pp, pp->last[g] ? period : 0);
+				break;
+			case G_MEMORY_USED:
+				report_memory_used(s, pp->pid);
+				break;
+			case G_RT_VCPU:
+				report_rt_vcpu(v, pp, period);
+				break;
+			case G_EXEC_STATS:
+				report_exec_stats(s, pp);
+				break;
+			}
+			printf("}");
+			pp->last[g] = now;
+		}
+		printf("}}");
+	}
+	printf("]");
+	procs_prune(v);
+}
+
+/* /proc/stat: the cpu lines (user nice system idle iowait irq softirq steal). */
+static unsigned int read_cpu_stat(uint64_t (*cpu)[8], unsigned int max, uint64_t *ctxt)
+{
+	char line[512];
+	unsigned int n = 0;
+	FILE *f = fopen("/proc/stat", "re");
+
+	*ctxt = 0;
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long a[8] = { 0 };
+
+		if (!strncmp(line, "cpu", 3) && n < max) {
+			char *p = line + 3;
+
+			while (*p && *p != ' ')
+				p++;
+			if (sscanf(p, "%llu %llu %llu %llu %llu %llu %llu %llu", &a[0], &a[1],
+				   &a[2], &a[3], &a[4], &a[5], &a[6], &a[7]) >= 4) {
+				unsigned int k;
+
+				for (k = 0; k < 8; k++)
+					cpu[n][k] = a[k];
+				n++;
+			}
+		} else if (!strncmp(line, "ctxt ", 5)) {
+			*ctxt = strtoull(line + 5, NULL, 10);
+		}
+	}
+	fclose(f);
+	return n;
+}
+
+static void print_cpu_usage(const uint64_t *now, const uint64_t *prev)
+{
+	static const char *const keys[] = {
+		"user", "nice", "system", "idle", "io_wait", "irq", "soft_irq",
+	};
+	uint64_t d[8], total = 0;
+	unsigned int k;
+
+	for (k = 0; k < 8; k++) {
+		d[k] = now[k] >= prev[k] ? now[k] - prev[k] : 0;
+		total += d[k];
+	}
+	printf("{");
+	for (k = 0; k < ARRAY_SIZE(keys); k++)
+		printf("%s\"%s\":%.2f", k ? "," : "", keys[k], total ? 100.0 * d[k] / total : 0);
+	printf("}");
+}
+
+static void report_vcpu(struct vstate *v)
+{
+	uint64_t (*cpu)[8] = calloc(v->n_cpu, sizeof(*cpu)), ctxt;
+	static const uint64_t zero[8];
+	unsigned int n, k;
+
+	if (!cpu) {
+		printf(",\"average_usage\":{},\"usage_data\":{},\"context_switch_count\":0");
+		return;
+	}
+	n = read_cpu_stat(cpu, v->n_cpu, &ctxt);
+	printf(",\"average_usage\":");
+	print_cpu_usage(n ? cpu[0] : zero, v->cpu_valid ? v->cpu_prev[0] : zero);
+	printf(",\"usage_data\":{");
+	for (k = 1; k < n; k++) {
+		printf("%s\"%u\":", k > 1 ? "," : "", k - 1);
+		print_cpu_usage(cpu[k], v->cpu_valid ? v->cpu_prev[k] : zero);
+	}
+	printf("},\"context_switch_count\":%llu",
+	       (unsigned long long)(v->cpu_valid && ctxt >= v->ctxt_prev ?
+				    ctxt - v->ctxt_prev : ctxt));
+	memcpy(v->cpu_prev, cpu, n * sizeof(*cpu));
+	v->ctxt_prev = ctxt;
+	v->cpu_valid = true;
+	free(cpu);
+}
+
+static void report_memory_info(void)
+{
+	unsigned long long total = 0, avail = 0, swap_total = 0, swap_free = 0, v;
+	char line[256], key[64];
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%63[^:]: %llu", key, &v) != 2)
+			continue;
+		if (!strcmp(key, "MemTotal"))
+			total = v * 1024;
+		else if (!strcmp(key, "MemAvailable"))
+			avail = v * 1024;
+		else if (!strcmp(key, "SwapTotal"))
+			swap_total = v * 1024;
+		else if (!strcmp(key, "SwapFree"))
+			swap_free = v * 1024;
+	}
+	if (f)
+		fclose(f);
+	printf(",\"memory_total_bytes\":%llu", total);
+	printf(",\"memory_used_bytes\":%llu", total - (avail < total ? avail : total));
+	printf(",\"swap_total_bytes\":%llu", swap_total);
+	printf(",\"swap_used_bytes\":%llu",
+	       swap_total - (swap_free < swap_total ? swap_free : swap_total));
+}
+
+static void report_hw_counters(const struct nt_snapshot *s)
+{
+	static const char *const ecc[] = {
+		"mem_ecc_corrected", "mem_ecc_uncorrected", "sram_ecc_uncorrected",
+		"sram_ecc_corrected",
+	};
+	unsigned int i;
+
+	/* The devices count no ECC events: zero, as the format wants numbers. */
+	printf(",\"neuron_devices\":[");
+	for (i = 0; i < s->n_devs; i++) {
+		printf("%s{\"neuron_device_index\":%u", i ? "," : "", s->devs[i].index);
+		json_keys(ecc, ARRAY_SIZE(ecc), "0", false);
+		printf("}");
+	}
+	printf("]");
+}
+
+/* The vendor's device type name of a product, "" when it has none. */
+static const char *device_type(const struct nt_dev *d)
+{
+	static const struct { const char *product, *type; } names[] = {
+		{ "inf1", "inferentia" }, { "inf2", "inferentia2" },
+		{ "trn1", "trainium" }, { "trn2", "trainium2" },
+	};
+	unsigned int k;
+
+	for (k = 0; k < ARRAY_SIZE(names); k++)
+		if (!strcmp(d->product, names[k].product))
+			return names[k].type;
+	return "";
+}
+
+static void report_hardware_info(const struct nt_snapshot *s)
+{
+	const struct nt_dev *d = s->n_devs ? &s->devs[0] : NULL;
+
+	printf(",\"neuron_hardware_info\":{\"neuron_device_type\":");
+	nt_json_string(stdout, d ? device_type(d) : "");
+	printf(",\"neuron_device_version\":");
+	nt_json_string(stdout, d ? d->arch_name : "");
+	printf(",\"neuroncore_version\":");
+	nt_json_string(stdout, d ? d->arch_name : "");
+	printf(",\"neuron_device_count\":%u", s->n_devs);
+	printf(",\"neuron_device_memory_size\":%llu", d ? (unsigned long long)d->mem_total : 0ULL);
+	printf(",\"neuroncore_per_device_count\":%u", d ? d->nc_count : 0);
+	printf(",\"logical_neuroncore_config\":1,\"error\":\"\"}");
+}
+
+static void report_instance_info(const struct vstate *v)
+{
+	static const char *const metadata[] = {
+		"instance_availability_zone", "instance_availability_zone_id",
+		"instance_region", "ami_id", "subnet_id", "error",
+	};
+
+	printf(",\"instance_info\":{\"instance_name\":\"\",\"instance_id\":");
+	nt_json_string(stdout, v->instance_id);
+	printf(",\"instance_type\":");
+	nt_json_string(stdout, v->instance_type);
+	/* What only the EC2 metadata service tells: not asked, empty. */
+	json_keys(metadata, ARRAY_SIZE(metadata), "\"\"", false);
+	printf("}");
+}
+
+/* One report: one JSON document on one line. 0 or an exit code. */
+static int vendor_report(struct nt_ctx *c, struct vstate *v, double now)
+{
+	struct nt_snapshot s;
+	bool first = true;
+	int g, ret;
+
+	ret = nt_snapshot_get(c, &s);
+	if (ret)
+		return ret;
+	printf("{");
+	report_runtimes(v, &s, now);
+	printf(",\"system_data\":{");
+	for (g = G_VCPU; g <= G_HW_COUNTERS; g++) {
+		if (!due(v, v->sys_last[g], v->conf.sys_period[g], now))
+			continue;
+		group_open(group_names[g],
+			   v->sys_last[g] ? now - v->sys_last[g] : v->conf.sys_period[g], &first);
+		if (g == G_VCPU)
+			report_vcpu(v);
+		else if (g == G_MEMORY_INFO)
+			report_memory_info();
+		else
+			report_hw_counters(&s);
+		printf("}");
+		v->sys_last[g] = now;
+	}
+	printf("}");
+	report_instance_info(v);
+	report_hardware_info(&s);
+	printf("}\n");
+	nt_snapshot_free(&s);
+	if (fflush(stdout) || ferror(stdout))
+		return NT_EXIT_NETLINK;
+	return 0;
+}
+
+/*
+ * Baselines of the processes holding NCs at start: their counters count
+ * from now, their groups are due a period from now.
+ */
+static int seed_procs(struct nt_ctx *c, struct vstate *v, double now)
+{
+	struct nt_snapshot s;
+	unsigned int i, j;
+	int ret, g;
+
+	ret = nt_snapshot_get(c, &s);
+	if (ret)
+		return ret;
+	for (i = 0; i < s.n_devs; i++)
+		for (j = 0; j < s.devs[i].n_ncs; j++) {
+			const struct nt_nc *nc = &s.devs[i].ncs[j];
+			unsigned int gi = global_nc(&s, i, j);
+			uint64_t ut, st, start;
+			const struct rt_conf *rc;
+			struct proc_prev *pp;
+			char tag[TAG_LEN + 1];
+
+			if (!(nc->have & NT_NC_OWNER_PID) || !nc->owner_pid || gi >= MAX_NCS)
+				continue;
+			proc_tag(nc->owner_pid, tag, sizeof(tag));
+			rc = rt_match(&v->conf, tag);
+			pp = proc_find(v, nc->owner_pid, true);
+			if (!rc || !pp)
+				continue;
+			pp->seen = true;
+			pp->nc[gi] = (struct nc_prev){ true, nc->busy_ns, nc->executions,
+						       nc->exec_errors };
+			pp->exec_nc[gi] = pp->nc[gi];
+			if (proc_cpu(nc->owner_pid, &ut, &st, &start)) {
+				pp->cpu_ticks[0] = ut;
+				pp->cpu_ticks[1] = st;
+			}
+			for (g = G_NC_COUNTERS; g <= G_EXEC_STATS; g++)
+				if (rc->period[g] > 0)
+					pp->last[g] = now;
+		}
+	nt_snapshot_free(&s);
+	return 0;
+}
+
+/* The smallest period of the config: how often to wake. */
+static double conf_tick(const struct vconf *c)
+{
+	double t = 0;
+	unsigned int i;
+	int g;
+
+	for (g = 0; g < N_GROUPS; g++) {
+		if (c->sys_period[g] > 0 && (!t || c->sys_period[g] < t))
+			t = c->sys_period[g];
+		for (i = 0; i < c->n_rt; i++)
+			if (c->rt[i].period[g] > 0 && (!t || c->rt[i].period[g] < t))
+				t = c->rt[i].period[g];
+	}
+	return t ? t : 5;
+}
+
+/*
+ * The vendor's stream: a first sample now (baselines of the counters),
+ * then a report whenever a group is due, until a signal.
+ */
+static int vendor_run(const char *config)
+{
+	struct vstate *v = calloc(1, sizeof(*v));
+	struct nt_ctx c = { 0 };
+	double start, tick, next;
+	uint64_t ctxt;
+	int ret;
+
+	if (!v)
+		return NT_EXIT_NETLINK;
+	if (config)
+		ret = conf_load(&v->conf, config);
+	else
+		conf_default(&v->conf), ret = 0;
+	if (ret)
+		goto out;
+	v->ticks = sysconf(_SC_CLK_TCK);
+	if (v->ticks <= 0)
+		v->ticks = 100;
+	v->n_cpu = sysconf(_SC_NPROCESSORS_CONF) + 1;
+	v->cpu_prev = calloc(v->n_cpu, sizeof(*v->cpu_prev));
+	if (!v->cpu_prev) {
+		ret = NT_EXIT_NETLINK;
+		goto out;
+	}
+	read_cpu_stat(v->cpu_prev, v->n_cpu, &ctxt);
+	v->ctxt_prev = ctxt;
+	v->cpu_valid = true;
+	instance_read(v);
+	ret = nt_ctx_open(&c, prog);
+	if (ret)
+		goto out;
+	tick = conf_tick(&v->conf);
+	v->tick = tick;
+	start = mono_now();
+	{
+		/* Baselines: what is due at start, sampled without a report. */
+		int g;
+
+		for (g = 0; g < N_GROUPS; g++)
+			v->sys_last[g] = v->conf.sys_period[g] > 0 ? start : 0;
+	}
+	ret = seed_procs(&c, v, start);
+	if (ret)
+		goto out;
+	if (monitor_verbose >= 1)
+		fprintf(stderr, "%s: reporting every %.3f s\n", prog, tick);
+	next = start + tick;
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
+		double left = next - mono_now();
+
+		if (left > 0) {
+			struct timespec ts = { (time_t)left, (long)((left - (time_t)left) * 1e9) };
+
+			nanosleep(&ts, NULL);	/* EINTR on a signal: stop is checked */
+			continue;
+		}
+		ret = vendor_report(&c, v, mono_now());
+		if (ret)
+			goto out;
+		next += tick;
+		if (next < mono_now())
+			next = mono_now() + tick;
+	}
+	ret = NT_EXIT_OK;
+out:
+	nt_ctx_close(&c);
+	conf_free(&v->conf);
+	while (v->n_procs)
+		free(v->procs[--v->n_procs]);
+	free(v->cpu_prev);
+	free(v);
+	return ret;
+}
+
 /* ---- main ---- */
 
 static bool parse_ulong(const char *s, unsigned long *v)
@@ -434,33 +1613,43 @@ static int bad_usage(const char *fmt, const char *arg)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "count", required_argument, NULL, 'c' },
+		{ "config-file", required_argument, NULL, 'c' },
+		{ "events", no_argument, NULL, 'e' },
+		{ "count", required_argument, NULL, 'n' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "follow", no_argument, NULL, 'f' },
 		{ "prometheus", no_argument, NULL, 'p' },
-		{ "verbose", no_argument, NULL, 'v' },
+		{ "verbose", required_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct monitor m = { 0 };
-	bool prometheus = false, follow = false, any = false;
+	bool prometheus = false, follow = false;
+	const char *config = NULL;
 	struct nt_ctx ev = { 0 }, st = { 0 };
 	double interval = 0, next = 0;
 	struct sigaction sa;
 	int opt, ret;
 
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":c:i:fpvh", opts, NULL)) != -1) {
-		any = true;
+	while ((opt = getopt_long(argc, argv, ":c:en:i:fph", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
+			config = optarg;
+			break;
+		case 'e':
+			follow = true;
+			break;
+		case 'n':
 			if (!parse_ulong(optarg, &m.count))
 				return bad_usage("bad --count '%s': a positive integer", optarg);
+			follow = true;
 			break;
 		case 'i':
 			if (!parse_interval(optarg, &interval))
 				return bad_usage("bad --interval '%s': seconds, 0.001 to 86400",
 						 optarg);
+			follow = true;
 			break;
 		case 'f':
 			follow = true;
@@ -469,7 +1658,10 @@ int main(int argc, char **argv)
 			prometheus = true;
 			break;
 		case 'v':
-			m.verbose = true;
+			if (optarg[0] < '0' || optarg[0] > '4' || optarg[1])
+				return bad_usage("bad --verbose '%s': 0 to 4", optarg);
+			monitor_verbose = optarg[0] - '0';
+			m.verbose = monitor_verbose > 0;
 			break;
 		case 'h':
 			print_usage(stdout);
@@ -482,14 +1674,12 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc)
 		return bad_usage("unexpected argument '%s'", argv[optind]);
-	if (prometheus && (m.count || interval > 0 || follow))
-		return bad_usage("%s--prometheus prints once: no --count, --interval or --follow",
+	if (prometheus && (m.count || interval > 0 || follow || config))
+		return bad_usage("%s--prometheus prints once: no --events, --count, --interval, -c",
 				 "");
-	if (!any && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
-		/* Run by a script or an init without options: do not block. */
-		print_usage(stdout);
-		return NT_EXIT_OK;
-	}
+	if (config && follow)
+		return bad_usage("%s--config-file is for the vendor's report stream, not --events",
+				 "");
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (prometheus) {
@@ -504,6 +1694,8 @@ int main(int argc, char **argv)
 	sa.sa_handler = on_signal;	/* no SA_RESTART: poll() returns EINTR */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	if (!follow)
+		return vendor_run(config);
 
 	ret = events_open(&ev, &m);
 	if (ret)

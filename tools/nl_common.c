@@ -84,8 +84,8 @@ int nt_ctx_open(struct nt_ctx *c, const char *prog)
 	c->family = genl_ctrl_resolve(c->sk, NEURON_GENL_NAME);
 	if (c->family == -NLE_OBJ_NOTFOUND) {
 		fprintf(stderr,
-			"neuron: the neuron module is not loaded (no generic netlink family '%s')\n",
-			NEURON_GENL_NAME);
+			"%s: the neuron driver is not loaded (no generic netlink family '%s')\n",
+			prog, NEURON_GENL_NAME);
 		nt_ctx_close(c);
 		return NT_EXIT_NO_MODULE;
 	}

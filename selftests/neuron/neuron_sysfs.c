@@ -187,6 +187,144 @@ TEST_F(sysfs, present_is_documented)
 	EXPECT_EQ(10, check_dir(_metadata, dir, SIM_DEV_DIR, 0, false));
 }
 
+/*
+ * The vendor's layout (docs/compat.md): every file under
+ * /sys/class/neuron_device/neuron<N>, its neuron_core<M> directories
+ * included, is documented; returns the number of files.
+ */
+static int check_vtree(struct __test_metadata *_metadata, const char *dir,
+		       const char *pattern, unsigned int nc_count)
+{
+	char path[512], pat[512];
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	d = opendir(dir);
+	if (!d) {
+		EXPECT_EQ(0, -errno) TH_LOG("opendir %s", dir);
+		return 0;
+	}
+	while ((de = readdir(d))) {
+		unsigned int m;
+		struct stat st;
+		char extra;
+
+		if (de->d_name[0] == '.' || is_core_file(de->d_name))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		ASSERT_EQ(0, lstat(path, &st));
+		if (sscanf(de->d_name, "neuron_core%u%c", &m, &extra) == 1) {
+			EXPECT_LT(m, nc_count) TH_LOG("%s: no such NC", path);
+			snprintf(pat, sizeof(pat), "%s/neuron_core<M>", pattern);
+		} else {
+			snprintf(pat, sizeof(pat), "%s/%s", pattern, de->d_name);
+		}
+		if (S_ISDIR(st.st_mode)) {
+			n += check_vtree(_metadata, path, pat, nc_count);
+			continue;
+		}
+		EXPECT_TRUE(documented(pat)) TH_LOG("%s (%s) is not documented in docs/ABI",
+						    path, pat);
+		EXPECT_EQ(0444U, st.st_mode & 0777) TH_LOG("%s: mode %o", path, st.st_mode & 0777);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* The exact text of a sysfs file (at most @size - 1 bytes). */
+static void read_exact(struct __test_metadata *_metadata, const char *path, char *buf,
+		       size_t size)
+{
+	ssize_t n;
+	int fd;
+
+	buf[0] = '\0';
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd) TH_LOG("%s: %s", path, strerror(errno));
+	n = read(fd, buf, size - 1);
+	close(fd);
+	ASSERT_LE(0, n);
+	buf[n] = '\0';
+}
+
+/*
+ * The vendor's tree: at /sys/devices/virtual/neuron_device/neuron<N>, with
+ * its class link; every file documented and mode 0444; core_count without
+ * a newline; connected_devices empty; the architecture names of the arch;
+ * /proc/devices names the char devices "neuron".
+ */
+TEST_F(sysfs, vendor_tree)
+{
+	char dir[128], path[256], real[PATH_MAX], want[64], buf[256];
+	const char *nd_arch, *nc_arch;
+	unsigned int m;
+	FILE *f;
+	bool found = false;
+
+	snprintf(dir, sizeof(dir), "/sys/class/neuron_device/neuron%u", self->node.minor);
+	ASSERT_NE(NULL, realpath(dir, real)) TH_LOG("%s: %s", dir, strerror(errno));
+	snprintf(path, sizeof(path), "/sys/devices/virtual/neuron_device/neuron%u",
+		 self->node.minor);
+	EXPECT_STREQ(path, real);
+	EXPECT_EQ(5 + (int)self->info.nc_count,
+		  check_vtree(_metadata, dir, "/sys/class/neuron_device/neuron<N>",
+			      self->info.nc_count));
+	snprintf(path, sizeof(path), "%s/dev", dir);
+	EXPECT_NE(0, access(path, F_OK)) TH_LOG("%s: a second device number", path);
+
+	snprintf(path, sizeof(path), "%s/core_count", dir);
+	read_exact(_metadata, path, buf, sizeof(buf));
+	snprintf(want, sizeof(want), "%u", self->info.nc_count);
+	EXPECT_STREQ(want, buf);
+	snprintf(path, sizeof(path), "%s/connected_devices", dir);
+	read_exact(_metadata, path, buf, sizeof(buf));
+	EXPECT_STREQ("\n", buf);
+
+	if (!strcmp(self->info.arch_name, "v2")) {
+		nd_arch = "NDv2\n";
+		nc_arch = "NCv2\n";
+		if (!strcmp(self->info.product, "inf2"))
+			nd_arch = "NDv3\n";
+	} else if (!strcmp(self->info.arch_name, "v3")) {
+		nd_arch = "NDv3\n";
+		nc_arch = "NCv3\n";
+	} else {
+		nd_arch = "NDv1\n";
+		nc_arch = "NCv1\n";
+	}
+	snprintf(path, sizeof(path), "%s/info/architecture/arch_type", dir);
+	read_exact(_metadata, path, buf, sizeof(buf));
+	EXPECT_STREQ(nd_arch, buf);
+	for (m = 0; m < self->info.nc_count; m++) {
+		snprintf(path, sizeof(path), "%s/neuron_core%u/info/architecture/arch_type",
+			 dir, m);
+		read_exact(_metadata, path, buf, sizeof(buf));
+		EXPECT_STREQ(nc_arch, buf);
+	}
+	if (self->info.flags & NEURON_DEV_SIMULATED) {
+		snprintf(path, sizeof(path), "%s/info/architecture/device_name", dir);
+		read_exact(_metadata, path, buf, sizeof(buf));
+		EXPECT_STREQ("Simulator\n", buf);
+		snprintf(path, sizeof(path), "%s/info/architecture/instance_type", dir);
+		read_exact(_metadata, path, buf, sizeof(buf));
+		EXPECT_STREQ("Sim\n", buf);
+	}
+
+	f = fopen("/proc/devices", "re");
+	ASSERT_NE(NULL, f);
+	while (fgets(buf, sizeof(buf), f)) {
+		unsigned int major;
+		char name[64];
+
+		if (sscanf(buf, "%u %63s", &major, name) == 2 && !strcmp(name, "neuron"))
+			found = true;
+	}
+	fclose(f);
+	EXPECT_TRUE(found) TH_LOG("no 'neuron' in /proc/devices");
+}
+
 /* What is documented is there (every NC of the device), and no more NCs. */
 TEST_F(sysfs, documented_is_present)
 {

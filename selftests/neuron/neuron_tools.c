@@ -599,19 +599,25 @@ static const char *const state_names[] = {
 	[NEURON_NC_FAILED] = "failed",
 };
 
-/* Run neuron-ls --json (as nobody with @flags) and parse it. */
-static struct jval *ls_json(struct __test_metadata *_metadata, int flags)
+/* Run neuron-ls @opt (as nobody with @flags) and parse it. */
+static struct jval *ls_run_json(struct __test_metadata *_metadata, const char *opt, int flags)
 {
-	char *const argv[] = { "neuron-ls", "--json", NULL };
+	char *const argv[] = { "neuron-ls", (char *)opt, NULL };
 	struct tool_run r;
 	struct jval *doc;
 
 	EXPECT_EQ(0, tool_run(argv, flags, &r));
-	EXPECT_EQ(0, r.status) TH_LOG("neuron-ls --json: %s", r.err);
+	EXPECT_EQ(0, r.status) TH_LOG("neuron-ls %s: %s", opt, r.err);
 	doc = r.status ? NULL : jparse(r.out, r.len);
 	EXPECT_NE(NULL, doc) TH_LOG("not JSON: %s", r.out);
 	tool_free(&r);
 	return doc;
+}
+
+/* Our document: neuron-ls --details-json. */
+static struct jval *ls_json(struct __test_metadata *_metadata, int flags)
+{
+	return ls_run_json(_metadata, "--details-json", flags);
 }
 
 FIXTURE(tools) {
@@ -633,7 +639,7 @@ FIXTURE_TEARDOWN(tools)
 	neuron_node_release(&self->node);
 }
 
-/* neuron-ls --json: strict JSON, agreeing with QUERY of each device. */
+/* neuron-ls --details-json: strict JSON, agreeing with QUERY of each device. */
 TEST_F(tools, ls_json_matches_query)
 {
 	unsigned int minors[NEURON_MAX_DEVICES];
@@ -661,7 +667,7 @@ TEST_F(tools, ls_json_matches_query)
 		ASSERT_LE(0, fd) TH_LOG("open %s: %s", path, strerror(errno));
 		ASSERT_EQ(0, neuron_query_info(fd, &info, NULL));
 		d = json_device(doc, minors[i]);
-		ASSERT_NE(NULL, d) TH_LOG("%s is not in neuron-ls --json", path);
+		ASSERT_NE(NULL, d) TH_LOG("%s is not in neuron-ls --details-json", path);
 		EXPECT_TRUE(jget_u64(d, "arch", &u));
 		EXPECT_EQ(info.arch, u);
 		EXPECT_STREQ(info.arch_name, jget_str(d, "arch_name") ?: "(none)");
@@ -693,10 +699,10 @@ TEST_F(tools, ls_json_matches_query)
 	jfree(doc);
 }
 
-/* The table: one line per device and NC, exit 0. */
-TEST_F(tools, ls_table)
+/* --details: our table, one line per device and NC, exit 0. */
+TEST_F(tools, ls_details_table)
 {
-	char *const argv[] = { "neuron-ls", NULL };
+	char *const argv[] = { "neuron-ls", "--details", NULL };
 	char needle[64];
 	struct tool_run r;
 
@@ -706,6 +712,255 @@ TEST_F(tools, ls_table)
 	snprintf(needle, sizeof(needle), "sim %u", self->node.sim_id);
 	if (self->node.created)
 		EXPECT_NE(NULL, strstr(r.out, needle)) TH_LOG("%s", r.out);
+	tool_free(&r);
+}
+
+/* ---- the vendor's formats (docs/compat.md) ---- */
+
+/* The keys of a device object of neuron-ls -j, all of them, in order. */
+static const char *const ls_keys[] = {
+	"instance_type", "instance_id", "neuron_device", "bdf", "cpu_affinity",
+	"numa_node", "connected_to", "nc_count", "memory_size", "neuroncore_ids",
+	"neuron_processes",
+};
+
+/* The vendor's device object: exactly its keys, each of its type. */
+static void check_ls_device(struct __test_metadata *_metadata, const struct jval *d)
+{
+	const struct jval *e, *v;
+	unsigned int k = 0;
+
+	ASSERT_EQ(J_OBJ, (int)d->type);
+	for (e = d->child; e; e = e->next, k++) {
+		ASSERT_LT(k, ARRAY_SIZE(ls_keys)) TH_LOG("extra key '%s'", e->key);
+		EXPECT_STREQ(ls_keys[k], e->key);
+	}
+	EXPECT_EQ(ARRAY_SIZE(ls_keys), k);
+	EXPECT_EQ(J_STR, (int)jget(d, "instance_type")->type);
+	EXPECT_EQ(J_STR, (int)jget(d, "instance_id")->type);
+	EXPECT_TRUE(jget(d, "neuron_device")->is_uint);
+	EXPECT_EQ(J_STR, (int)jget(d, "bdf")->type);
+	EXPECT_EQ(J_STR, (int)jget(d, "cpu_affinity")->type);
+	v = jget(d, "numa_node");
+	ASSERT_EQ(J_STR, (int)v->type) TH_LOG("numa_node must be a string");
+	EXPECT_TRUE(!strcmp(v->str, "-1") || (v->str[0] >= '0' && v->str[0] <= '9'))
+		TH_LOG("numa_node '%s'", v->str);
+	/* No device reports a link: null, as on a single-device instance. */
+	EXPECT_EQ(J_NULL, (int)jget(d, "connected_to")->type);
+	EXPECT_TRUE(jget(d, "nc_count")->is_uint);
+	EXPECT_TRUE(jget(d, "memory_size")->is_uint);
+	ASSERT_EQ(J_ARR, (int)jget(d, "neuroncore_ids")->type);
+	for (e = jget(d, "neuroncore_ids")->child; e; e = e->next)
+		EXPECT_TRUE(e->type == J_NUM && e->is_uint);
+	v = jget(d, "neuron_processes");
+	ASSERT_EQ(J_ARR, (int)v->type);
+	for (e = v->child; e; e = e->next) {
+		ASSERT_EQ(J_OBJ, (int)e->type);
+		EXPECT_EQ(3U, jlen(e));
+		EXPECT_TRUE(jget(e, "pid") && jget(e, "pid")->is_uint);
+		EXPECT_NE(NULL, jget_str(e, "command"));
+		EXPECT_NE(NULL, jget_str(e, "neuron_runtime_version"));
+	}
+}
+
+/* The device object of @minor in the vendor's array, or NULL. */
+static const struct jval *ls_vendor_device(const struct jval *arr, unsigned int minor)
+{
+	const struct jval *d;
+	unsigned long long idx;
+
+	for (d = arr && arr->type == J_ARR ? arr->child : NULL; d; d = d->next)
+		if (jget_u64(d, "neuron_device", &idx) && idx == minor)
+			return d;
+	return NULL;
+}
+
+/*
+ * -j and --json-output: an array of every device, sorted, with the
+ * vendor's keys and types, memory_size and nc_count as QUERY says, the
+ * NeuronCore ids numbered across the instance; the same with both names.
+ */
+TEST_F(tools, ls_vendor_json)
+{
+	unsigned int minors[NEURON_MAX_DEVICES], next_nc = 0;
+	unsigned long long u = 0, prev = 0;
+	struct jval *doc, *doc2;
+	const struct jval *d;
+	int n, i;
+
+	n = device_minors(minors, NEURON_MAX_DEVICES);
+	doc = ls_run_json(_metadata, "--json-output", 0);
+	ASSERT_NE(NULL, doc);
+	ASSERT_EQ(J_ARR, (int)doc->type) TH_LOG("not an array");
+	EXPECT_EQ((unsigned int)n, jlen(doc));
+	for (d = doc->child, i = 0; d; d = d->next, i++) {
+		const struct jval *e;
+		unsigned int k = 0;
+
+		check_ls_device(_metadata, d);
+		ASSERT_TRUE(jget_u64(d, "neuron_device", &u));
+		if (i)
+			EXPECT_LT(prev, u);
+		prev = u;
+		ASSERT_TRUE(jget_u64(d, "nc_count", &u));
+		EXPECT_EQ(u, jlen(jget(d, "neuroncore_ids")));
+		for (e = jget(d, "neuroncore_ids")->child; e; e = e->next, k++)
+			EXPECT_EQ(next_nc + k, e->u);
+		next_nc += u;
+	}
+	for (i = 0; i < n; i++) {
+		struct neuron_device_info info;
+		char path[64];
+		int fd;
+
+		snprintf(path, sizeof(path), "/dev/neuron%u", minors[i]);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, neuron_query_info(fd, &info, NULL));
+		close(fd);
+		d = ls_vendor_device(doc, minors[i]);
+		ASSERT_NE(NULL, d) TH_LOG("%s is not in neuron-ls -j", path);
+		EXPECT_TRUE(jget_u64(d, "memory_size", &u));
+		EXPECT_EQ(info.dram_size, u);
+		EXPECT_TRUE(jget_u64(d, "nc_count", &u));
+		EXPECT_EQ(info.nc_count, u);
+		if (info.flags & NEURON_DEV_SIMULATED)
+			EXPECT_STREQ("", jget_str(d, "bdf") ?: "(none)");
+	}
+	doc2 = ls_run_json(_metadata, "-j", 0);
+	ASSERT_NE(NULL, doc2);
+	EXPECT_EQ(jlen(doc), jlen(doc2));
+	jfree(doc2);
+	jfree(doc);
+}
+
+/*
+ * neuron_processes: the holder of an NC, with its pid and command line,
+ * runtime version "NA" (this program has no libnrt mapped); to nobody,
+ * who may not see root's processes, none.
+ */
+TEST_F(tools, ls_vendor_processes)
+{
+	const struct jval *d, *p;
+	unsigned long long pid;
+	struct jval *doc;
+
+	if (!(self->info.caps & NEURON_CAP_RESERVE))
+		SKIP(return, "no NEURON_CAP_RESERVE");
+	doc = ls_run_json(_metadata, "-j", 0);
+	ASSERT_NE(NULL, doc);
+	d = ls_vendor_device(doc, self->node.minor);
+	ASSERT_NE(NULL, d);
+	EXPECT_EQ(0U, jlen(jget(d, "neuron_processes")));
+	jfree(doc);
+
+	ASSERT_EQ(0, neuron_reserve(self->node.fd, 1));
+	doc = ls_run_json(_metadata, "-j", 0);
+	ASSERT_NE(NULL, doc);
+	d = ls_vendor_device(doc, self->node.minor);
+	ASSERT_NE(NULL, d);
+	check_ls_device(_metadata, d);
+	ASSERT_EQ(1U, jlen(jget(d, "neuron_processes")));
+	p = jget(d, "neuron_processes")->child;
+	EXPECT_TRUE(jget_u64(p, "pid", &pid));
+	EXPECT_EQ((unsigned long long)getpid(), pid);
+	EXPECT_NE(NULL, strstr(jget_str(p, "command") ?: "", "neuron_tools"))
+		TH_LOG("command '%s'", jget_str(p, "command") ?: "(none)");
+	EXPECT_STREQ("NA", jget_str(p, "neuron_runtime_version") ?: "(none)");
+	jfree(doc);
+
+	doc = ls_run_json(_metadata, "--json-output", TOOL_NOBODY);
+	ASSERT_NE(NULL, doc);
+	d = ls_vendor_device(doc, self->node.minor);
+	ASSERT_NE(NULL, d);
+	EXPECT_EQ(0U, jlen(jget(d, "neuron_processes")));
+	jfree(doc);
+}
+
+/* The line of @out starting with "| @dev " (a device row), or NULL. */
+static const char *table_row(const char *out, unsigned int dev)
+{
+	char needle[32];
+	const char *p;
+
+	snprintf(needle, sizeof(needle), "\n| %u ", dev);
+	p = strstr(out, needle);
+	return p ? p + 1 : NULL;
+}
+
+/*
+ * The vendor's table: instance-type and instance-id lines, then a
+ * bordered table with its columns and a row per device; -w adds the
+ * process columns with the holder's row; -a shows it too; -t adds the
+ * topology; every line of the table as wide as its border.
+ */
+TEST_F(tools, ls_vendor_table)
+{
+	static const char *const cols[] = {
+		"| NEURON | NEURON |  NEURON  | NEURON |",
+		"| DEVICE | CORES  | CORE IDS | MEMORY |",
+		"CONNECTED", "PCI", "BDF", "CPU", "AFFINITY", "NUMA", "NODE",
+	};
+	char *const plain[] = { "neuron-ls", NULL };
+	char *const wide[] = { "neuron-ls", "-w", NULL };
+	char *const all[] = { "neuron-ls", "--show-all-procs", NULL };
+	char *const topo[] = { "neuron-ls", "--topology", NULL };
+	char needle[64], *line, *save, *copy;
+	const char *row, *eol;
+	struct tool_run r;
+	size_t width = 0;
+	unsigned int k;
+
+	ASSERT_EQ(0, tool_run(plain, 0, &r));
+	ASSERT_EQ(0, r.status) TH_LOG("%s", r.err);
+	EXPECT_EQ(0, strncmp(r.out, "instance-type: ", 15)) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "\ninstance-id: ")) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "\n+--------+--------+----------+--------+"))
+		TH_LOG("%s", r.out);
+	for (k = 0; k < ARRAY_SIZE(cols); k++)
+		EXPECT_NE(NULL, strstr(r.out, cols[k])) TH_LOG("no column text %u", k);
+	EXPECT_EQ(NULL, strstr(r.out, "COMMAND"));
+	row = table_row(r.out, self->node.minor);
+	ASSERT_NE(NULL, row) TH_LOG("no row of device %u: %s", self->node.minor, r.out);
+	snprintf(needle, sizeof(needle), "| %u ", self->info.nc_count);
+	eol = strchr(row, '\n');
+	ASSERT_NE(NULL, eol);
+	EXPECT_NE(NULL, memmem(row, eol - row, needle, strlen(needle)));
+	/* Every table line as wide as the first border. */
+	copy = strdup(strchr(r.out, '+'));
+	ASSERT_NE(NULL, copy);
+	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!width)
+			width = strlen(line);
+		EXPECT_EQ(width, strlen(line)) TH_LOG("'%s'", line);
+	}
+	free(copy);
+	tool_free(&r);
+
+	if (!(self->info.caps & NEURON_CAP_RESERVE))
+		SKIP(return, "no NEURON_CAP_RESERVE");
+	ASSERT_EQ(0, neuron_reserve(self->node.fd, 1));
+	/* -w: only processes using the runtime; this one is not. */
+	ASSERT_EQ(0, tool_run(wide, 0, &r));
+	ASSERT_EQ(0, r.status) TH_LOG("%s", r.err);
+	EXPECT_NE(NULL, strstr(r.out, "COMMAND")) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "RUNTIME")) TH_LOG("%s", r.out);
+	snprintf(needle, sizeof(needle), "| %d ", getpid());
+	EXPECT_EQ(NULL, strstr(r.out, needle)) TH_LOG("%s", r.out);
+	tool_free(&r);
+	ASSERT_EQ(0, tool_run(all, 0, &r));
+	ASSERT_EQ(0, r.status) TH_LOG("%s", r.err);
+	row = table_row(r.out, self->node.minor);
+	ASSERT_NE(NULL, row) TH_LOG("%s", r.out);
+	eol = strchr(row, '\n');
+	ASSERT_NE(NULL, eol);
+	EXPECT_NE(NULL, memmem(row, eol - row, needle, strlen(needle))) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, memmem(row, eol - row, "neuron_tools", 12)) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, memmem(row, eol - row, "| NA ", 5)) TH_LOG("%s", r.out);
+	tool_free(&r);
+	ASSERT_EQ(0, tool_run(topo, 0, &r));
+	ASSERT_EQ(0, r.status) TH_LOG("%s", r.err);
+	EXPECT_NE(NULL, strstr(r.out, "\nNeuron Device Topology\n")) TH_LOG("%s", r.out);
 	tool_free(&r);
 }
 
@@ -739,10 +994,12 @@ TEST_F(tools, owner_pid_hidden_from_nobody)
 	jfree(doc);
 }
 
-/* neuron-monitor --count 2: the events of a device created and removed. */
+/* neuron-monitor --events --count 2: the events of a device created and removed. */
 TEST_F(tools, monitor_device_events)
 {
-	char *const argv[] = { "neuron-monitor", "--count", "2", "--verbose", NULL };
+	char *const argv[] = {
+		"neuron-monitor", "--events", "--count", "2", "--verbose", "1", NULL
+	};
 	int out[2], err[2], exe, status, i;
 	char path[PATH_MAX], buf[8192], line[256] = "";
 	struct neuron_node n2;
@@ -930,14 +1187,23 @@ TEST_F(tools, help_and_usage)
 		tool_free(&r);
 	}
 	{
-		/* No option and no terminal: the usage, exit 0, no blocking. */
-		char *const none[] = { "neuron-monitor", NULL };
 		char *const badcount[] = { "neuron-monitor", "--count", "0", NULL };
+		char *const badverbose[] = { "neuron-monitor", "--verbose", "5", NULL };
+		char *const noconfig[] = { "neuron-monitor", "-c", "/nonexistent.json", NULL };
+		char *const lsjson[] = { "neuron-ls", "--json", "--details", NULL };
 
-		ASSERT_EQ(0, tool_run(none, 0, &r));
-		EXPECT_EQ(0, r.status);
-		tool_free(&r);
 		ASSERT_EQ(0, tool_run(badcount, 0, &r));
+		EXPECT_EQ(64, r.status);
+		tool_free(&r);
+		ASSERT_EQ(0, tool_run(badverbose, 0, &r));
+		EXPECT_EQ(64, r.status);
+		tool_free(&r);
+		/* -c is the vendor's config file now, not a count. */
+		ASSERT_EQ(0, tool_run(noconfig, 0, &r));
+		EXPECT_EQ(64, r.status);
+		EXPECT_NE(NULL, strstr(r.err, "/nonexistent.json")) TH_LOG("%s", r.err);
+		tool_free(&r);
+		ASSERT_EQ(0, tool_run(lsjson, 0, &r));
 		EXPECT_EQ(64, r.status);
 		tool_free(&r);
 	}
@@ -949,7 +1215,7 @@ TEST_F(tools, monitor_interval_stats)
 	/* --count 1 never reached: killed by the timeout is not wanted, so
 	 * the stats are read from a short run ended by SIGTERM instead.
 	 */
-	char *const argv[] = { "neuron-monitor", "--interval", "0.2", NULL };
+	char *const argv[] = { "neuron-monitor", "--events", "--interval", "0.2", NULL };
 	char path[PATH_MAX], buf[65536], want[32];
 	int out[2], exe, status;
 	size_t len = 0;
@@ -1011,6 +1277,420 @@ TEST_F(tools, monitor_interval_stats)
 		jfree(v);
 	}
 	EXPECT_TRUE(seen) TH_LOG("no stats line of device %u: %s", self->node.minor, buf);
+}
+
+/* ---- neuron-monitor: the vendor's report stream ---- */
+
+struct mon {
+	pid_t pid;
+	int out, err;
+	char buf[1 << 20];
+	size_t len;
+};
+
+/* Start neuron-monitor @argv, stdin /dev/null and stdout a pipe (no terminal). */
+static int mon_start(struct mon *m, char *const argv[])
+{
+	char path[PATH_MAX];
+	int out[2], err[2], exe;
+
+	memset(m, 0, sizeof(*m));
+	if (!tool_path("neuron-monitor", path, sizeof(path)))
+		return -ENOENT;
+	exe = open(path, O_PATH | O_CLOEXEC);
+	if (exe < 0 || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC))
+		return -errno;
+	fflush(NULL);
+	m->pid = fork();
+	if (m->pid < 0)
+		return -errno;
+	if (!m->pid) {
+		int devnull = open("/dev/null", O_RDONLY);
+
+		dup2(devnull, 0);
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		syscall(SYS_execveat, exe, "", argv, environ, AT_EMPTY_PATH);
+		_exit(127);
+	}
+	close(exe);
+	close(out[1]);
+	close(err[1]);
+	m->out = out[0];
+	m->err = err[0];
+	return 0;
+}
+
+/* Read until @n complete lines are in m->buf or @ms passed: the lines. */
+static int mon_lines(struct mon *m, int n, int ms)
+{
+	__s64 deadline = neuron_now_ns() + ms * 1000000LL;
+	int lines = 0;
+	size_t i;
+
+	for (;;) {
+		struct pollfd pfd = { .fd = m->out, .events = POLLIN };
+		ssize_t k;
+
+		for (lines = 0, i = 0; i < m->len; i++)
+			lines += m->buf[i] == '\n';
+		if (lines >= n || neuron_now_ns() >= deadline)
+			return lines;
+		if (poll(&pfd, 1, 50) <= 0)
+			continue;
+		k = read(m->out, m->buf + m->len, sizeof(m->buf) - 1 - m->len);
+		if (k <= 0)
+			return lines;
+		m->len += k;
+		m->buf[m->len] = '\0';
+	}
+}
+
+/* SIGTERM, then its exit status (128 + signal if killed). */
+static int mon_stop(struct mon *m)
+{
+	int status;
+
+	kill(m->pid, SIGTERM);
+	if (waitpid(m->pid, &status, 0) != m->pid)
+		return -1;
+	close(m->out);
+	close(m->err);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* @o has exactly the keys @keys (any order), each once. */
+static void check_keys(struct __test_metadata *_metadata, const struct jval *o,
+		       const char *what, const char *const *keys, unsigned int n)
+{
+	const struct jval *e;
+	unsigned int k;
+
+	ASSERT_NE(NULL, o) TH_LOG("%s missing", what);
+	ASSERT_EQ(J_OBJ, (int)o->type) TH_LOG("%s is not an object", what);
+	for (e = o->child; e; e = e->next) {
+		for (k = 0; k < n && strcmp(keys[k], e->key); k++)
+			;
+		EXPECT_LT(k, n) TH_LOG("%s: unexpected key '%s'", what, e->key);
+	}
+	for (k = 0; k < n; k++)
+		EXPECT_NE(NULL, jget(o, keys[k])) TH_LOG("%s: no key '%s'", what, keys[k]);
+}
+
+static bool jnum(const struct jval *v)
+{
+	return v && v->type == J_NUM;
+}
+
+/* A group object: "period" a number, "error" "", and its own @keys. */
+static void check_group(struct __test_metadata *_metadata, const struct jval *g,
+			const char *name, const char *const *keys, unsigned int n)
+{
+	const char *all[16] = { "period", "error" };
+	unsigned int k;
+
+	ASSERT_LT(n + 2, ARRAY_SIZE(all));
+	for (k = 0; k < n; k++)
+		all[k + 2] = keys[k];
+	check_keys(_metadata, g, name, all, n + 2);
+	EXPECT_TRUE(jnum(jget(g, "period"))) TH_LOG("%s.period", name);
+	EXPECT_STREQ("", jget_str(g, "error") ?: "(none)");
+}
+
+static const char *const top_keys[] = {
+	"neuron_runtime_data", "system_data", "instance_info", "neuron_hardware_info",
+};
+
+static const char *const instance_keys[] = {
+	"instance_name", "instance_id", "instance_type", "instance_availability_zone",
+	"instance_availability_zone_id", "instance_region", "ami_id", "subnet_id", "error",
+};
+
+static const char *const hw_info_keys[] = {
+	"neuron_device_type", "neuron_device_version", "neuroncore_version",
+	"neuron_device_count", "neuron_device_memory_size", "neuroncore_per_device_count",
+	"logical_neuroncore_config", "error",
+};
+
+/* One report line: the vendor's top level, system groups per @sys_groups. */
+static struct jval *check_report(struct __test_metadata *_metadata, const char *line,
+				 size_t len, bool sys_groups)
+{
+	static const char *const vcpu_keys[] = {
+		"average_usage", "usage_data", "context_switch_count",
+	};
+	static const char *const usage_keys[] = {
+		"user", "nice", "system", "idle", "io_wait", "irq", "soft_irq",
+	};
+	static const char *const meminfo_keys[] = {
+		"memory_total_bytes", "memory_used_bytes", "swap_total_bytes", "swap_used_bytes",
+	};
+	static const char *const hwc_keys[] = { "neuron_devices" };
+	static const char *const ecc_keys[] = {
+		"neuron_device_index", "mem_ecc_corrected", "mem_ecc_uncorrected",
+		"sram_ecc_uncorrected", "sram_ecc_corrected",
+	};
+	const struct jval *sd, *g, *e;
+	unsigned long long u;
+	struct jval *doc;
+
+	doc = jparse(line, len);
+	if (!doc)
+		return NULL;
+	check_keys(_metadata, doc, "report", top_keys, ARRAY_SIZE(top_keys));
+	EXPECT_EQ(J_ARR, (int)jget(doc, "neuron_runtime_data")->type);
+	check_keys(_metadata, jget(doc, "instance_info"), "instance_info", instance_keys,
+		   ARRAY_SIZE(instance_keys));
+	check_keys(_metadata, jget(doc, "neuron_hardware_info"), "neuron_hardware_info",
+		   hw_info_keys, ARRAY_SIZE(hw_info_keys));
+	EXPECT_TRUE(jget_u64(jget(doc, "neuron_hardware_info"), "neuron_device_count", &u));
+	sd = jget(doc, "system_data");
+	ASSERT_NE(NULL, sd);
+	if (!sys_groups)
+		return doc;
+	g = jget(sd, "vcpu_usage");
+	check_group(_metadata, g, "vcpu_usage", vcpu_keys, ARRAY_SIZE(vcpu_keys));
+	check_keys(_metadata, jget(g, "average_usage"), "average_usage", usage_keys,
+		   ARRAY_SIZE(usage_keys));
+	for (e = jget(g, "usage_data") ? jget(g, "usage_data")->child : NULL; e; e = e->next)
+		check_keys(_metadata, e, "usage_data[]", usage_keys, ARRAY_SIZE(usage_keys));
+	EXPECT_LT(0U, jlen(jget(g, "usage_data")));
+	g = jget(sd, "memory_info");
+	check_group(_metadata, g, "memory_info", meminfo_keys, ARRAY_SIZE(meminfo_keys));
+	EXPECT_TRUE(jget_u64(g, "memory_total_bytes", &u));
+	EXPECT_LT(0ULL, u);
+	g = jget(sd, "neuron_hw_counters");
+	check_group(_metadata, g, "neuron_hw_counters", hwc_keys, ARRAY_SIZE(hwc_keys));
+	for (e = jget(g, "neuron_devices")->child; e; e = e->next)
+		check_keys(_metadata, e, "neuron_devices[]", ecc_keys, ARRAY_SIZE(ecc_keys));
+	return doc;
+}
+
+/*
+ * Without options and without a terminal: the vendor's stream (every 5 s),
+ * not the usage; every line a report with all the groups.
+ */
+TEST_F(tools, monitor_vendor_default)
+{
+	char *const argv[] = { "neuron-monitor", NULL };
+	struct mon *m = malloc(sizeof(*m));
+	struct jval *doc;
+	char *nl;
+
+	ASSERT_NE(NULL, m);
+	ASSERT_EQ(0, mon_start(m, argv));
+	EXPECT_EQ(1, mon_lines(m, 1, 9000)) TH_LOG("%s", m->buf);
+	EXPECT_EQ(0, mon_stop(m));
+	EXPECT_EQ(NULL, strstr(m->buf, "Usage:"));
+	nl = strchr(m->buf, '\n');
+	ASSERT_NE(NULL, nl);
+	doc = check_report(_metadata, m->buf, nl - m->buf, true);
+	ASSERT_NE(NULL, doc) TH_LOG("not JSON: %s", m->buf);
+	jfree(doc);
+	free(m);
+}
+
+/* The runtime entry of @pid in a report, or NULL. */
+static const struct jval *report_runtime(const struct jval *doc, pid_t pid)
+{
+	const struct jval *e;
+	unsigned long long u;
+
+	for (e = jget(doc, "neuron_runtime_data")->child; e; e = e->next)
+		if (jget_u64(e, "pid", &u) && u == (unsigned long long)pid)
+			return e;
+	return NULL;
+}
+
+/*
+ * -c FILE: the config's period and groups honoured; this process, holding
+ * NC 0 and running a workload, is a runtime entry with its tag (its pid),
+ * its NeuronCore under its instance-wide number, its memory, and as many
+ * executions completed, summed over the reports, as it ran; a tag_filter
+ * that does not match leaves it out.
+ */
+TEST_F(tools, monitor_vendor_config)
+{
+	static const char *const rt_keys[] = {
+		"pid", "address", "neuron_runtime_tag", "error", "report",
+	};
+	static const char *const group_keys[] = {
+		"neuroncore_counters", "memory_used", "neuron_runtime_vcpu_usage",
+		"execution_stats",
+	};
+	static const char *const ncc_keys[] = { "neuroncores_in_use" };
+	static const char *const mem_keys[] = { "neuron_runtime_used_bytes", "loaded_models" };
+	static const char *const rtv_keys[] = { "vcpu_usage" };
+	static const char *const exec_keys[] = {
+		"error_summary", "execution_summary", "latency_stats",
+	};
+	static const char *const err_keys[] = {
+		"generic", "numerical", "transient", "model", "runtime", "hardware",
+	};
+	static const char *const sum_keys[] = {
+		"completed", "completed_with_err", "completed_with_num_err", "timed_out",
+		"incorrect_input", "failed_to_queue",
+	};
+	static const char *const config_rest[] = {
+		"\"metrics\": [{\"type\": \"neuroncore_counters\"}, {\"type\": \"memory_used\"}, ",
+		"{\"type\": \"neuron_runtime_vcpu_usage\"}, {\"type\": \"execution_stats\"}]}], ",
+		"\"system_metrics\": [{\"type\": \"vcpu_usage\"}, {\"type\": \"memory_info\"}, ",
+		"{\"period\": \"400ms\", \"type\": \"neuron_hw_counters\"}]}",
+	};
+	char cfg[] = "/tmp/neuron-monitor-XXXXXX", cfg2[] = "/tmp/neuron-monitor-XXXXXX";
+	char *const argv[] = { "neuron-monitor", "-c", cfg, NULL };
+	char *const argv2[] = { "neuron-monitor", "--config-file", cfg2, NULL };
+	unsigned int minors[NEURON_MAX_DEVICES], first_nc = 0, i;
+	unsigned long long completed = 0, u;
+	__u32 in, out, model, bind[2], status;
+	struct neuron_mem_alloc a;
+	char key[16], text[1024];
+	bool exec, seen = false;
+	int fd, n, lines, k;
+	struct mon *m;
+	char *p, *nl;
+	FILE *f;
+
+	if (!(self->info.caps & NEURON_CAP_RESERVE))
+		SKIP(return, "no NEURON_CAP_RESERVE");
+	exec = self->info.caps & NEURON_CAP_EXEC;
+	/* NC 0 of this device in the instance's numbering (neuron-ls's). */
+	n = device_minors(minors, NEURON_MAX_DEVICES);
+	for (k = 0; k < n && minors[k] < self->node.minor; k++) {
+		struct neuron_device_info info;
+		char path[64];
+		int dfd;
+
+		snprintf(path, sizeof(path), "/dev/neuron%u", minors[k]);
+		dfd = open(path, O_RDONLY | O_CLOEXEC);
+		ASSERT_LE(0, dfd);
+		ASSERT_EQ(0, neuron_query_info(dfd, &info, NULL));
+		close(dfd);
+		first_nc += info.nc_count;
+	}
+	ASSERT_EQ(0, neuron_reserve(self->node.fd, 1));
+	if (exec) {
+		ASSERT_EQ(0, neuron_mem_alloc(self->node.fd, NEURON_MEM_DEVICE, 4096, 0, &a));
+		in = a.handle;
+		ASSERT_EQ(0, neuron_mem_alloc(self->node.fd, NEURON_MEM_DEVICE, 4096, 0, &a));
+		out = a.handle;
+		ASSERT_EQ(0, neuron_mm_model_load(self->node.fd, 0, &model));
+		bind[0] = in;
+		bind[1] = out;
+	}
+	snprintf(text, sizeof(text),
+		 "{\"period\": \"400ms\", \"neuron_runtimes\": [{\"tag_filter\": \"^%d$\", ",
+		 getpid());
+	for (k = 0; k < (int)ARRAY_SIZE(config_rest); k++)
+		strncat(text, config_rest[k], sizeof(text) - strlen(text) - 1);
+	fd = mkstemp(cfg);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ((ssize_t)strlen(text), write(fd, text, strlen(text)));
+	close(fd);
+
+	m = malloc(sizeof(*m));
+	ASSERT_NE(NULL, m);
+	ASSERT_EQ(0, mon_start(m, argv));
+	/* The first report, then the workload, then two more reports. */
+	ASSERT_EQ(1, mon_lines(m, 1, 8000)) TH_LOG("%s", m->buf);
+	for (i = 0; exec && i < 5; i++) {
+		ASSERT_EQ(0, nio_execute_wait(self->node.fd, model, bind, 2, 0, &status));
+		ASSERT_EQ((__u32)NEURON_EXEC_OK, status);
+	}
+	lines = mon_lines(m, 3, 8000);
+	EXPECT_EQ(0, mon_stop(m));
+	ASSERT_LE(3, lines) TH_LOG("%s", m->buf);
+	unlink(cfg);
+
+	snprintf(key, sizeof(key), "%u", first_nc);
+	for (p = m->buf; (nl = strchr(p, '\n')); p = nl + 1) {
+		const struct jval *rt, *rep, *g, *e;
+		struct jval *doc = check_report(_metadata, p, nl - p, true);
+
+		ASSERT_NE(NULL, doc) TH_LOG("not JSON: %.*s", (int)(nl - p), p);
+		g = jget(jget(jget(doc, "system_data"), "vcpu_usage"), "period");
+		ASSERT_TRUE(jnum(g));
+		EXPECT_LT(0.2, g->num) TH_LOG("period %f", g->num);
+		EXPECT_GT(2.0, g->num) TH_LOG("period %f", g->num);
+		rt = report_runtime(doc, getpid());
+		ASSERT_NE(NULL, rt) TH_LOG("no runtime %d: %.*s", getpid(), (int)(nl - p), p);
+		seen = true;
+		EXPECT_EQ(1U, jlen(jget(doc, "neuron_runtime_data")));
+		check_keys(_metadata, rt, "neuron_runtime_data[]", rt_keys, ARRAY_SIZE(rt_keys));
+		snprintf(text, sizeof(text), "%d", getpid());
+		EXPECT_STREQ(text, jget_str(rt, "neuron_runtime_tag") ?: "(none)");
+		EXPECT_STREQ("", jget_str(rt, "error") ?: "(none)");
+		rep = jget(rt, "report");
+		check_keys(_metadata, rep, "report", group_keys, ARRAY_SIZE(group_keys));
+
+		g = jget(rep, "neuroncore_counters");
+		check_group(_metadata, g, "neuroncore_counters", ncc_keys, ARRAY_SIZE(ncc_keys));
+		EXPECT_EQ(1U, jlen(jget(g, "neuroncores_in_use")));
+		e = jget(jget(g, "neuroncores_in_use"), key);
+		ASSERT_NE(NULL, e) TH_LOG("no NeuronCore \"%s\"", key);
+		ASSERT_TRUE(jnum(jget(e, "neuroncore_utilization")));
+		EXPECT_LE(0.0, jget(e, "neuroncore_utilization")->num);
+		EXPECT_GE(100.0, jget(e, "neuroncore_utilization")->num);
+		EXPECT_TRUE(jget_u64(e, "flops", &u));
+
+		g = jget(rep, "memory_used");
+		check_group(_metadata, g, "memory_used", mem_keys, ARRAY_SIZE(mem_keys));
+		e = jget(g, "neuron_runtime_used_bytes");
+		EXPECT_TRUE(jget_u64(e, "host", &u));
+		EXPECT_TRUE(jget_u64(e, "neuron_device", &u));
+		ASSERT_NE(NULL, jget(e, "usage_breakdown"));
+		EXPECT_NE(NULL, jget(jget(jget(e, "usage_breakdown"), "neuroncore_memory_usage"),
+				     key));
+
+		g = jget(rep, "neuron_runtime_vcpu_usage");
+		check_group(_metadata, g, "neuron_runtime_vcpu_usage", rtv_keys,
+			    ARRAY_SIZE(rtv_keys));
+		EXPECT_TRUE(jnum(jget(jget(g, "vcpu_usage"), "user")));
+		EXPECT_TRUE(jnum(jget(jget(g, "vcpu_usage"), "system")));
+
+		g = jget(rep, "execution_stats");
+		check_group(_metadata, g, "execution_stats", exec_keys, ARRAY_SIZE(exec_keys));
+		check_keys(_metadata, jget(g, "error_summary"), "error_summary", err_keys,
+			   ARRAY_SIZE(err_keys));
+		check_keys(_metadata, jget(g, "execution_summary"), "execution_summary",
+			   sum_keys, ARRAY_SIZE(sum_keys));
+		EXPECT_TRUE(jget_u64(jget(g, "execution_summary"), "completed", &u));
+		completed += u;
+		EXPECT_TRUE(jget_u64(jget(g, "execution_summary"), "completed_with_err", &u));
+		EXPECT_EQ(0ULL, u);
+		EXPECT_NE(NULL, jget(jget(g, "latency_stats"), "total_latency"));
+		EXPECT_NE(NULL, jget(jget(g, "latency_stats"), "device_latency"));
+		jfree(doc);
+	}
+	EXPECT_TRUE(seen);
+	EXPECT_EQ(exec ? 5ULL : 0ULL, completed);
+
+	/* A tag_filter that matches nothing: no runtime entry. */
+	f = NULL;
+	fd = mkstemp(cfg2);
+	ASSERT_LE(0, fd);
+	f = fdopen(fd, "w");
+	ASSERT_NE(NULL, f);
+	fputs("{\"period\": \"300ms\", \"neuron_runtimes\": [{\"tag_filter\": \"^nothing$\",", f);
+	fputs(" \"metrics\": [{\"type\": \"execution_stats\"}]}], \"system_metrics\": []}", f);
+	fclose(f);
+	ASSERT_EQ(0, mon_start(m, argv2));
+	lines = mon_lines(m, 1, 8000);
+	EXPECT_EQ(0, mon_stop(m));
+	unlink(cfg2);
+	ASSERT_EQ(1, lines) TH_LOG("%s", m->buf);
+	{
+		struct jval *doc = check_report(_metadata, m->buf, strchr(m->buf, '\n') - m->buf,
+						false);
+
+		ASSERT_NE(NULL, doc) TH_LOG("%s", m->buf);
+		EXPECT_EQ(0U, jlen(jget(doc, "neuron_runtime_data")));
+		EXPECT_EQ(0U, jlen(jget(doc, "system_data")));
+		jfree(doc);
+	}
+	free(m);
+	if (exec)
+		neuron_model_unload(self->node.fd, model);
 }
 
 TEST_HARNESS_MAIN

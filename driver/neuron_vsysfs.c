@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * neuron: the vendor's sysfs layout (docs/compat.md,
+ * docs/ABI/testing/sysfs-class-neuron_device), beside ours.
+ *
+ * Programs written for the vendor's driver look for a class
+ * "neuron_device" whose devices have no parent, so that they live at
+ * /sys/devices/virtual/neuron_device/neuron<N> (and /sys/class/
+ * neuron_device/neuron<N>), N the minor of /dev/neuron<N>. Each device
+ * gets one such sysfs-only device (no device number, so no second node):
+ * core_count, connected_devices, info/architecture/{arch_type,
+ * device_name, instance_type} and, per NeuronCore,
+ * neuron_core<M>/info/architecture/arch_type. The directories below the
+ * device are plain kobjects (an attribute group gives one level only).
+ *
+ * Everything here is world-readable and says nothing about users. The
+ * tree goes away at the start of the device's removal, before the device
+ * itself: kernfs waits for the readers, so no show runs after it.
+ */
+#include <linux/device.h>
+#include <linux/kobject.h>
+#include <linux/slab.h>
+#include <linux/sysfs.h>
+
+#include "neuron_common.h"
+#include "neuron_nc.h"
+#include "neuron_device.h"
+
+/* The kobjects of one device's tree, put in reverse order. */
+#define NEURON_VSYSFS_KOBJS	(2 + 3 * NEURON_MAX_NC)
+
+struct neuron_vsysfs {
+	struct device *dev;
+	unsigned int n_kobj;
+	struct kobject *kobj[NEURON_VSYSFS_KOBJS];
+};
+
+static struct class neuron_vclass = {
+	.name = "neuron_device",
+};
+
+/* The vendor's names of a product: device arch, core arch, instance, name. */
+struct neuron_vnames {
+	const char *product;
+	const char *arch_type;
+	const char *nc_arch_type;
+	const char *instance_type;
+	const char *device_name;
+};
+
+static const struct neuron_vnames neuron_vnames[] = {
+	{ "inf1", "NDv1", "NCv1", "Inf1", "Inferentia" },
+	{ "trn1", "NDv2", "NCv2", "Trn1", "Trainium1" },
+	{ "inf2", "NDv3", "NCv2", "Inf2", "Inferentia2" },
+	{ "trn2", "NDv3", "NCv3", "Trn2", "Trainium2" },
+};
+
+/* A simulated device is no product: named by its arch (docs/compat.md). */
+static const struct neuron_vnames neuron_vnames_sim[] = {
+	{ "v2", "NDv2", "NCv2", "Sim", "Simulator" },
+	{ "v3", "NDv3", "NCv3", "Sim", "Simulator" },
+};
+
+static const struct neuron_vnames neuron_vnames_unknown = {
+	"", "", "", "", "",
+};
+
+static const struct neuron_vnames *neuron_vnames_of(struct neuron_device *nd)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(neuron_vnames); i++)
+		if (!strcmp(nd->product, neuron_vnames[i].product))
+			return &neuron_vnames[i];
+	for (i = 0; i < ARRAY_SIZE(neuron_vnames_sim); i++)
+		if (!strcmp(nd->hal->arch->name, neuron_vnames_sim[i].product))
+			return &neuron_vnames_sim[i];
+	return &neuron_vnames_unknown;
+}
+
+/* ---- the device ---- */
+
+static ssize_t core_count_show(struct device *dev, struct device_attribute *attr,
+			       char *buf)
+{
+	struct neuron_device *nd = dev_get_drvdata(dev);
+	int len;
+
+	/* As the vendor prints it: no newline. */
+	len = sysfs_emit(buf, "%u", nd->hal->arch->nc_count);
+	return len;
+}
+static DEVICE_ATTR_RO(core_count);
+
+static ssize_t connected_devices_show(struct device *dev,
+				      struct device_attribute *attr, char *buf)
+{
+	/* No device reports a link to another: the empty list. */
+	return sysfs_emit(buf, "\n");
+}
+static DEVICE_ATTR_RO(connected_devices);
+
+static struct attribute *neuron_vdev_attrs[] = {
+	&dev_attr_core_count.attr,
+	&dev_attr_connected_devices.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(neuron_vdev);
+
+/* The device of an architecture kobject @depth levels below it. */
+static struct neuron_device *neuron_vsysfs_nd(struct kobject *kobj, int depth)
+{
+	while (depth--)
+		kobj = kobj->parent;
+	return dev_get_drvdata(kobj_to_dev(kobj));
+}
+
+/* info/architecture/ of the device: two levels below it. */
+static ssize_t dev_arch_type_show(struct kobject *kobj, struct kobj_attribute *attr,
+				  char *buf)
+{
+	return sysfs_emit(buf, "%s\n", neuron_vnames_of(neuron_vsysfs_nd(kobj, 2))->arch_type);
+}
+
+static ssize_t dev_device_name_show(struct kobject *kobj, struct kobj_attribute *attr,
+				    char *buf)
+{
+	return sysfs_emit(buf, "%s\n",
+			  neuron_vnames_of(neuron_vsysfs_nd(kobj, 2))->device_name);
+}
+
+static ssize_t dev_instance_type_show(struct kobject *kobj, struct kobj_attribute *attr,
+				      char *buf)
+{
+	return sysfs_emit(buf, "%s\n",
+			  neuron_vnames_of(neuron_vsysfs_nd(kobj, 2))->instance_type);
+}
+
+static struct kobj_attribute neuron_dev_arch_type =
+	__ATTR(arch_type, 0444, dev_arch_type_show, NULL);
+static struct kobj_attribute neuron_dev_device_name =
+	__ATTR(device_name, 0444, dev_device_name_show, NULL);
+static struct kobj_attribute neuron_dev_instance_type =
+	__ATTR(instance_type, 0444, dev_instance_type_show, NULL);
+
+static struct attribute *neuron_dev_arch_attrs[] = {
+	&neuron_dev_arch_type.attr,
+	&neuron_dev_device_name.attr,
+	&neuron_dev_instance_type.attr,
+	NULL,
+};
+
+static const struct attribute_group neuron_dev_arch_group = {
+	.attrs = neuron_dev_arch_attrs,
+};
+
+/* neuron_core<M>/info/architecture/: three levels below the device. */
+static ssize_t nc_arch_type_show(struct kobject *kobj, struct kobj_attribute *attr,
+				 char *buf)
+{
+	return sysfs_emit(buf, "%s\n",
+			  neuron_vnames_of(neuron_vsysfs_nd(kobj, 3))->nc_arch_type);
+}
+
+static struct kobj_attribute neuron_nc_arch_type =
+	__ATTR(arch_type, 0444, nc_arch_type_show, NULL);
+
+static struct attribute *neuron_nc_arch_attrs[] = {
+	&neuron_nc_arch_type.attr,
+	NULL,
+};
+
+static const struct attribute_group neuron_nc_arch_group = {
+	.attrs = neuron_nc_arch_attrs,
+};
+
+/* A kobject @name under @parent, kept in @vs for the removal, or NULL. */
+static struct kobject *neuron_vsysfs_kobj(struct neuron_vsysfs *vs, const char *name,
+					  struct kobject *parent)
+{
+	struct kobject *kobj;
+
+	if (WARN_ON(vs->n_kobj == NEURON_VSYSFS_KOBJS))
+		return NULL;
+	kobj = kobject_create_and_add(name, parent);
+	if (kobj)
+		vs->kobj[vs->n_kobj++] = kobj;
+	return kobj;
+}
+
+/* info/architecture under @parent with @group: 0 or -errno. */
+static int neuron_vsysfs_arch(struct neuron_vsysfs *vs, struct kobject *parent,
+			      const struct attribute_group *group)
+{
+	struct kobject *info, *arch;
+
+	info = neuron_vsysfs_kobj(vs, "info", parent);
+	if (!info)
+		return -ENOMEM;
+	arch = neuron_vsysfs_kobj(vs, "architecture", info);
+	if (!arch)
+		return -ENOMEM;
+	return sysfs_create_group(arch, group);
+}
+
+/**
+ * neuron_vsysfs_remove() - remove the vendor's tree of a device
+ * @nd: the device; nothing happens when it has no tree.
+ */
+void neuron_vsysfs_remove(struct neuron_device *nd)
+{
+	struct neuron_vsysfs *vs = nd->vsysfs;
+
+	if (!vs)
+		return;
+	nd->vsysfs = NULL;
+	while (vs->n_kobj)
+		kobject_put(vs->kobj[--vs->n_kobj]);
+	device_unregister(vs->dev);
+	kfree(vs);
+}
+
+/**
+ * neuron_vsysfs_add() - add the vendor's tree of a device
+ * @nd: a device being created, its minor and arch set.
+ *
+ * Return: 0, or -errno with nothing left behind.
+ */
+int neuron_vsysfs_add(struct neuron_device *nd)
+{
+	struct neuron_vsysfs *vs;
+	char name[24];
+	u32 m;
+	int ret;
+
+	vs = kzalloc(sizeof(*vs), GFP_KERNEL);
+	if (!vs)
+		return -ENOMEM;
+	vs->dev = device_create_with_groups(&neuron_vclass, NULL, MKDEV(0, 0), nd,
+					    neuron_vdev_groups, "neuron%d", nd->minor);
+	if (IS_ERR(vs->dev)) {
+		ret = PTR_ERR(vs->dev);
+		kfree(vs);
+		return ret;
+	}
+	nd->vsysfs = vs;
+	ret = neuron_vsysfs_arch(vs, &vs->dev->kobj, &neuron_dev_arch_group);
+	for (m = 0; !ret && m < nd->hal->arch->nc_count; m++) {
+		struct kobject *core;
+
+		snprintf(name, sizeof(name), "neuron_core%u", m);
+		core = neuron_vsysfs_kobj(vs, name, &vs->dev->kobj);
+		ret = core ? neuron_vsysfs_arch(vs, core, &neuron_nc_arch_group) : -ENOMEM;
+	}
+	if (ret)
+		neuron_vsysfs_remove(nd);
+	return ret;
+}
+
+int neuron_vsysfs_init(void)
+{
+	return class_register(&neuron_vclass);
+}
+
+void neuron_vsysfs_exit(void)
+{
+	class_unregister(&neuron_vclass);
+}

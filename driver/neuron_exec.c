@@ -188,7 +188,7 @@ static int neuron_exec_start_locked(struct neuron_exec_queue *eq, struct neuron_
 	neuron_dev_exit(nd, idx);
 	if (ret)
 		return ret;
-	eq->started = local_clock();
+	eq->started = ktime_get_ns();
 	ej->started = eq->started;
 	/* One jiffy more: the current one is partly gone, never time out early. */
 	eq->deadline = jiffies + msecs_to_jiffies(ej->timeout_ms) + 1;
@@ -208,11 +208,15 @@ static int neuron_exec_start_locked(struct neuron_exec_queue *eq, struct neuron_
 	return 0;
 }
 
-/* The running execution ends: its time goes to the NC's busy time. */
+/*
+ * The running execution ends: its time goes to the NC's busy time. The
+ * clock is the monotonic one: local_clock() is per CPU, and the start and
+ * the end are often taken on different CPUs.
+ */
 static void neuron_exec_busy_add_locked(struct neuron_exec_queue *eq)
 {
 	lockdep_assert_held(&eq->run_lock);
-	atomic64_add(local_clock() - eq->started, &eq->nc->busy_ns);
+	atomic64_add(ktime_get_ns() - eq->started, &eq->nc->busy_ns);
 }
 
 /**

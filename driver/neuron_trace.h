@@ -79,7 +79,7 @@ TRACE_EVENT(neuron_exec_submit,
 );
 
 /*
- * @started: when the core got it (local_clock(), ns), 0 if it never ran
+ * @started: when the core got it (ktime_get_ns()), 0 if it never ran
  * (duration_ns 0).
  */
 TRACE_EVENT(neuron_exec_complete,
@@ -96,7 +96,7 @@ TRACE_EVENT(neuron_exec_complete,
 			   __entry->status = status;
 			   /* Computed only when the event is on. */
 			   __entry->duration_ns = started ?
-			   local_clock() - started : 0;),
+			   ktime_get_ns() - started : 0;),
 	    TP_printk("dev=%u nc=%u seqno=%llu status=%u duration_ns=%llu",
 		      __entry->dev, __entry->nc, __entry->seqno, __entry->status,
 		      __entry->duration_ns)

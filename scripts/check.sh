@@ -174,9 +174,10 @@ check "selftests/neuron-info build" "$ok" "$RUN/progs-build.log"
 # 32-bit builds (neuron_*_32) run after the 64-bit ones, on kernels with
 # IA32 emulation (Debian's and the debug kernel, see debug_tier).
 progs=() fault=() progs32=() fault32=()
-# The netlink tools run first (neuron-ls prints its table, neuron-monitor
-# its usage); neuron_tools runs them again from /tests.
-tools=("$PROGS/neuron-ls" "$PROGS/neuron-monitor")
+# neuron-ls runs first (it prints the vendor's table); neuron-monitor, which
+# streams reports until it is stopped, is only put into /tests (-x), where
+# neuron_tools runs both with their options.
+tools=("$PROGS/neuron-ls") xtools=()
 for p in "$PROGS"/neuron_* "$PROGS/neuron-info"; do
 	if [ "${p##*/}" = neuron_fault ]; then fault=("$p"); else progs+=("$p"); fi
 done
@@ -198,6 +199,7 @@ if [ "$ok" = 0 ]; then
 	shim_opt=(-l "$SHIM/root")
 	shim_progs=("$SHIM/progs/test_nrt" "$SHIM/progs/nrt_mlp_demo")
 	progs=("${tools[@]}" "${progs[@]}")
+	xtools=(-x "$PROGS/neuron-monitor")
 	make -C "$SRC/libshim" O="$SHIM/lib" header-test >"$RUN/shim-headers.log" 2>&1 && ok=0 || ok=1
 	check "libshim headers alone in C and C++" "$ok" "$RUN/shim-headers.log"
 	make -C "$SRC/libshim" O="$SHIM/lib" abi-test \
@@ -249,7 +251,7 @@ for series in "${kernels[@]}"; do
 	line="$KREL: build $(word "$ok")"
 	if [ -f "$BUILD/$KREL/neuron.ko" ] && [ -e "${progs[0]}" ]; then
 		vm_start "$KREL" "$line, " "$VMLINUX" "$d" -k "$BUILD/$KREL/neuron.ko" \
-			"${shim_opt[@]}" "${progs[@]}" "${progs32[@]}" "${shim_progs[@]}"
+			"${shim_opt[@]}" "${xtools[@]}" "${progs[@]}" "${progs32[@]}" "${shim_progs[@]}"
 	else
 		summary+=("$line")
 	fi
@@ -366,7 +368,7 @@ debug_tier() {
 	if [ -f "$b/neuron.ko" ] && [ -f "$b/neuron_kunit.ko" ] && [ -e "${progs[0]}" ]; then
 		NEURON_VM_MEM=512M NEURON_VM_TIMEOUT=${NEURON_VM_TIMEOUT:-1500} \
 			vm_check "$KRELEASE" "$IMAGE" "$d" -k "$b/neuron.ko" \
-				-d "$b/neuron_kunit.ko" "${shim_opt[@]}" "${progs[@]}" "${p32[@]}" \
+				-d "$b/neuron_kunit.ko" "${shim_opt[@]}" "${xtools[@]}" "${progs[@]}" "${p32[@]}" \
 				"${shim_progs[@]}" "${fault[@]}" ${p32[0]:+"${fault32[@]}"}
 		line+=", $VM_SUMMARY"
 		gcov_unpack "$d/serial.log" "$b" 2>"$d/coverage.txt" &&
@@ -458,7 +460,7 @@ pci_tier() {
 			[ "$io" = 0 ] || name+=" vIOMMU"
 			d="$RUN/pci-$pers-iommu$io"
 			VM_PCI=$pers NEURON_VM_IOMMU=$io vm_start "$name" "$name: " "$VMLINUX61" "$d" \
-				-P -k "$kmod" "${progs[@]}"
+				-P -k "$kmod" "${xtools[@]}" "${progs[@]}"
 		done
 	done
 	vm_collect
@@ -472,7 +474,7 @@ pci_tier() {
 	[ -f "$b/neuron.ko" ] || return 0
 	VM_PCI=trn2 NEURON_VM_IOMMU=1 NEURON_VM_MEM=1G NEURON_VM_TIMEOUT=${NEURON_VM_TIMEOUT:-1500} \
 		vm_check "$KRELEASE PCI trn2 vIOMMU (debug)" "$IMAGE" "$d" -P -k "$b/neuron.ko" \
-		-d "$b/neuron_kunit.ko" "${progs[@]}"
+		-d "$b/neuron_kunit.ko" "${xtools[@]}" "${progs[@]}"
 	line="$KRELEASE PCI trn2 vIOMMU (debug): $VM_SUMMARY"
 	gcov_unpack "$d/serial.log" "$b" 2>"$d/coverage.txt" &&
 		coverage_table "$b" >>"$d/coverage.txt" 2>&1 && ok=0 || ok=1

@@ -621,6 +621,68 @@ TEST_F(limits, params_root_only)
 	EXPECT_EQ(0, run_child(self, 0, MEMLOCK, child_params));
 }
 
+/*
+ * Every parameter of both modules, not only the limits: no group or other
+ * write bit, and a uid without capabilities can open none for writing
+ * (the timeouts, queue depths and spin times are the machine's, not a
+ * user's). -1 (logged) or the number of files checked.
+ */
+static int check_param_dir(const char *dir)
+{
+	char path[320];
+	struct dirent *de;
+	struct stat st;
+	int n = 0, fd;
+	DIR *d;
+
+	d = opendir(dir);
+	if (!d && errno == ENOENT)
+		return 0;	/* neuron_sim.ko not loaded (silicon) */
+	if (!OK(d))
+		return -1;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (!OK(stat(path, &st) == 0) || !OK((st.st_mode & 0022) == 0)) {
+			printf("# %s: mode %o\n", path, st.st_mode & 07777);
+			n = -1;
+			break;
+		}
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (!OK(fd == -1 && errno == EACCES)) {
+			printf("# %s: opened for writing\n", path);
+			if (fd >= 0)
+				close(fd);
+			n = -1;
+			break;
+		}
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+static int child_all_params(struct _test_data_limits *self, int fd)
+{
+	int a, b;
+
+	(void)self;
+	(void)fd;
+	a = check_param_dir("/sys/module/neuron/parameters");
+	b = check_param_dir("/sys/module/neuron_sim/parameters");
+	if (a < 0 || b < 0)
+		return 1;
+	/* The four limits, the timeouts, the queue depth at least. */
+	return OK(a >= 8) ? 0 : 2;
+}
+
+/* Every parameter of neuron.ko and neuron_sim.ko: root changes it, nobody else. */
+TEST_F(limits, params_all_root_only)
+{
+	EXPECT_EQ(0, run_child(self, 0, MEMLOCK, child_all_params));
+}
+
 TEST_F(limits, max_handles)
 {
 	struct neuron_mem_usage_buf u;

@@ -765,6 +765,45 @@ TEST_F(limits, max_mem_bytes)
 	EXPECT_EQ(0, alloc(fd, NEURON_MEM_DEVICE, 1 << 20, NULL));
 }
 
+/*
+ * max_async: a file may have that many asynchronous calls not yet
+ * collected by WAIT, then -EAGAIN; another file counts its own; WAIT
+ * makes room.
+ */
+TEST_F(limits, max_async)
+{
+	int fd = self->node.fd, fd2;
+	__u64 seq[3], seq2;
+	__u32 h, h2;
+
+	ASSERT_EQ(0, alloc(fd, NEURON_MEM_DEVICE, 2 * self->page, &h));
+	ASSERT_EQ(0, neuron_param_set("max_async", 2));
+	ASSERT_EQ(0, neuron_copy_op(fd, h, 0, h, self->page, NULL, NULL, 64,
+				    NEURON_COPY_ASYNC, &seq[0]));
+	ASSERT_EQ(0, neuron_copy_op(fd, h, 0, h, self->page, NULL, NULL, 64,
+				    NEURON_COPY_ASYNC, &seq[1]));
+	EXPECT_EQ(-EAGAIN, neuron_copy_op(fd, h, 0, h, self->page, NULL, NULL, 64,
+					  NEURON_COPY_ASYNC, &seq[2]));
+	/* Completed is not collected: still -EAGAIN after the device is done. */
+	neuron_sleep_ms(50);
+	EXPECT_EQ(-EAGAIN, neuron_copy_op(fd, h, 0, h, self->page, NULL, NULL, 64,
+					  NEURON_COPY_ASYNC, &seq[2]));
+	/* Another file has its own count. */
+	fd2 = open(self->node.path, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, alloc(fd2, NEURON_MEM_DEVICE, 2 * self->page, &h2));
+	EXPECT_EQ(0, neuron_copy_op(fd2, h2, 0, h2, self->page, NULL, NULL, 64,
+				    NEURON_COPY_ASYNC, &seq2));
+	EXPECT_EQ(0, neuron_wait_seq(fd2, seq2, neuron_now_ns() + 10000000000LL));
+	close(fd2);
+	/* A WAIT makes room for one. */
+	ASSERT_EQ(0, neuron_wait_seq(fd, seq[0], neuron_now_ns() + 10000000000LL));
+	EXPECT_EQ(0, neuron_copy_op(fd, h, 0, h, self->page, NULL, NULL, 64,
+				    NEURON_COPY_ASYNC, &seq[2]));
+	EXPECT_EQ(0, neuron_wait_seq(fd, seq[1], neuron_now_ns() + 10000000000LL));
+	EXPECT_EQ(0, neuron_wait_seq(fd, seq[2], neuron_now_ns() + 10000000000LL));
+}
+
 TEST_F(limits, max_notify_queues)
 {
 	int fd = self->node.fd, fd2;

@@ -292,6 +292,63 @@ TEST_F(res, owner_shown_to_same_uid_or_admin)
 	close(done[1]);
 }
 
+/*
+ * The same uid through another file, in another process: it sees the
+ * owner (it is not its own reservation, so the rule is the uid's, not the
+ * file's). The owner's process waits meanwhile.
+ */
+TEST_F(res, owner_shown_to_same_uid_other_file)
+{
+	int ready[2], done[2], status, st_a, st_b;
+	pid_t a, b;
+	char c;
+
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(done));
+	fflush(NULL);
+	a = fork();
+	ASSERT_LE(0, a);
+	if (!a) {
+		close(ready[0]);
+		close(done[1]);
+		if (neuron_drop_privileges(0, 0) || neuron_reserve(self->fd2, 1))
+			_exit(2);
+		if (write(ready[1], "r", 1) != 1 || read(done[0], &c, 1) != 1)
+			_exit(3);
+		_exit(0);
+	}
+	close(ready[1]);
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	b = fork();
+	ASSERT_LE(0, b);
+	if (!b) {
+		struct neuron_nc_state s;
+
+		if (neuron_drop_privileges(0, 0))
+			_exit(2);
+		s = nc_state(_metadata, self->node.fd, 0);
+		if (s.state != (__u32)NEURON_NC_RESERVED)
+			_exit(3);
+		if (s.flags != NEURON_NC_STATE_OWNER)
+			_exit(4);	/* not MINE: another file */
+		if (s.owner_pid != a || s.owner_uid != NEURON_TEST_NOBODY)
+			_exit(5);
+		_exit(0);
+	}
+	ASSERT_EQ(b, waitpid(b, &st_b, 0));
+	ASSERT_EQ(1, write(done[1], "d", 1));
+	ASSERT_EQ(a, waitpid(a, &st_a, 0));
+	status = st_b;
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("the second process's step %d",
+						 WEXITSTATUS(status));
+	ASSERT_TRUE(WIFEXITED(st_a));
+	EXPECT_EQ(0, WEXITSTATUS(st_a));
+	close(ready[0]);
+	close(done[0]);
+	close(done[1]);
+}
+
 /* Send descriptor @fd over the socket @sock: 0, or -1. */
 static int send_fd(int sock, int fd)
 {

@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -344,6 +345,78 @@ TEST_F(res, owner_shown_to_same_uid_other_file)
 						 WEXITSTATUS(status));
 	ASSERT_TRUE(WIFEXITED(st_a));
 	EXPECT_EQ(0, WEXITSTATUS(st_a));
+	close(ready[0]);
+	close(done[0]);
+	close(done[1]);
+}
+
+/*
+ * A reader in a new user namespace (root's uid unmapped there, full
+ * capabilities in it, none in the initial one): root's reservation is its
+ * own uid's, shown with the uid it has there (the overflow uid); another
+ * uid's stays hidden, since CAP_SYS_ADMIN of a user namespace is not the
+ * host's.
+ */
+TEST_F(res, owner_in_user_namespace)
+{
+	int ready[2], done[2], st_a, st_b;
+	pid_t a, b, me = getpid();
+	char c;
+
+	if (geteuid())
+		SKIP(return, "needs root");
+	ASSERT_EQ(0, neuron_reserve(self->node.fd, 1));
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(done));
+	fflush(NULL);
+	a = fork();
+	ASSERT_LE(0, a);
+	if (!a) {
+		close(ready[0]);
+		close(done[1]);
+		if (neuron_drop_privileges(0, 0) || neuron_reserve(self->fd2, 2))
+			_exit(2);
+		if (write(ready[1], "r", 1) != 1 || read(done[0], &c, 1) != 1)
+			_exit(3);
+		_exit(0);
+	}
+	close(ready[1]);
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	b = fork();
+	ASSERT_LE(0, b);
+	if (!b) {
+		int fd = open(self->node.path, O_RDWR | O_CLOEXEC);
+		struct neuron_nc_state s0, s1;
+		char text[16];
+		uid_t overflow;
+		int bad;
+
+		if (fd < 0 || neuron_read_text("/proc/sys/kernel/overflowuid", text,
+					       sizeof(text)))
+			_exit(10);
+		overflow = atoi(text);
+		if (unshare(CLONE_NEWUSER))
+			_exit(errno == EINVAL || errno == EPERM ? 77 : 11);
+		if (neuron_nc_state(fd, 0, &s0) || neuron_nc_state(fd, 1, &s1))
+			_exit(12);
+		/* 21: root's own uid not shown; 22: not as the overflow uid (0 is
+		 * not mapped here); 24: another uid's shown; or their sum.
+		 */
+		bad = (s0.flags != NEURON_NC_STATE_OWNER || s0.owner_pid != me) |
+		      (s0.owner_uid != overflow) << 1 |
+		      (s1.state != (__u32)NEURON_NC_RESERVED || s1.flags || s1.owner_pid ||
+		       s1.owner_uid) << 2;
+		_exit(bad ? 20 + bad : 0);
+	}
+	ASSERT_EQ(b, waitpid(b, &st_b, 0));
+	ASSERT_EQ(1, write(done[1], "d", 1));
+	ASSERT_EQ(a, waitpid(a, &st_a, 0));
+	ASSERT_TRUE(WIFEXITED(st_a));
+	EXPECT_EQ(0, WEXITSTATUS(st_a));
+	ASSERT_TRUE(WIFEXITED(st_b));
+	if (WEXITSTATUS(st_b) == 77)
+		SKIP(return, "no user namespaces here");
+	EXPECT_EQ(0, WEXITSTATUS(st_b)) TH_LOG("the reader's step %d", WEXITSTATUS(st_b));
 	close(ready[0]);
 	close(done[0]);
 	close(done[1]);

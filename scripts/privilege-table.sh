@@ -15,16 +15,22 @@
 # Prints one line per problem and "privilege-table: N tests named, M
 # unprivileged, K problems"; exits 1 on any problem. Needs only bash,
 # grep, sed and awk (no VM).
+# The names are words without blanks ("query.*" among them): split on
+# purpose, never globbed (set -f below).
+# shellcheck disable=SC2013,SC2086
 set -euo pipefail
 TOP=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 DOC=$TOP/docs/privilege-model.md
 ST=$TOP/selftests/neuron
+sources=("$ST"/*.c)
+kunit_sources=("$TOP"/driver/tests/*.c)
+set -f
 problems=0
 
 # "fixture.test" of every kselftest, one a line.
-tests=$(sed -n 's/^TEST_F\(_TIMEOUT\)\?(\([a-z0-9_]*\), *\([a-z0-9_]*\).*/\2.\3/p' "$ST"/*.c | sort -u)
+tests=$(sed -n 's/^TEST_F\(_TIMEOUT\)\?(\([a-z0-9_]*\), *\([a-z0-9_]*\).*/\2.\3/p' "${sources[@]}" | sort -u)
 fixtures=$(printf '%s\n' "$tests" | cut -d. -f1 | sort -u | paste -sd'|')
-kunit=$(sed -n 's/.*KUNIT_CASE[A-Z_]*(\([a-z0-9_]*\).*/\1/p' "$TOP"/driver/tests/*.c | sort -u)
+kunit=$(sed -n 's/.*KUNIT_CASE[A-Z_]*(\([a-z0-9_]*\).*/\1/p' "${kunit_sources[@]}" | sort -u)
 
 # 1. What the document names.
 named=$(grep -oE "(^|[^a-z0-9_.])($fixtures)\.[a-z0-9_*]+" "$DOC" |
@@ -73,7 +79,7 @@ unpriv=$(awk '
 	/^(TEST\(|TEST_HARNESS_MAIN|FIXTURE)/ { if (name != "" && hit) print name; name = ""; hit = 0 }
 	name != "" && /neuron_drop_privileges|[^a-z_]become\(|[^a-z_]run_child\(|setresuid|TOOL_NOBODY/ { hit = 1 }
 	END { if (name != "" && hit) print name }
-' "$ST"/*.c | sort -u)
+' "${sources[@]}" | sort -u)
 m=0
 for t in $unpriv; do
 	m=$((m + 1))

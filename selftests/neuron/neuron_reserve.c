@@ -478,10 +478,14 @@ TEST_F(res, scm_rights_moves_the_file)
 	pid_t child;
 	char c;
 
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+		if (errno == EAFNOSUPPORT)
+			SKIP(return, "no AF_UNIX in this kernel");
+		ASSERT_EQ(0, -errno);
+	}
 	ASSERT_EQ(0, neuron_reserve(self->fd2, 1));
 	if (mem)
 		ASSERT_EQ(0, neuron_mem_alloc(self->fd2, NEURON_MEM_DEVICE, 4096, 0, &a));
-	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
 	ASSERT_EQ(0, pipe(go));
 	fflush(NULL);
 	child = fork();

@@ -61,6 +61,10 @@ demo:
 coverage:
 	@scripts/coverage.sh
 
+# docs/privilege-model.md and the tests agree (host only, seconds).
+privilege-table:
+	@scripts/privilege-table.sh
+
 bench:
 	@scripts/bench.sh
 
@@ -120,5 +124,5 @@ install-uapi:
 		'Version: $(VERSION)' \
 		'Cflags: -I$${includedir}/neuron' > $(DESTDIR)$(PKGDATADIR)/neuron-uapi.pc
 
-.PHONY: all modules clean check demo coverage bench shim install tools \
+.PHONY: all modules clean check demo coverage privilege-table bench shim install tools \
 	install-tools install-dkms install-udev install-uapi

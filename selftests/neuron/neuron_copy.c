@@ -353,6 +353,27 @@ static long span_kb(const void *p, size_t len)
  * many descriptors: the bytes arrive, the pages are charged to VmPin while
  * the copy is in flight and uncharged when it is done.
  */
+/*
+ * A sequence number is the file's: another file's pending number is
+ * unknown here (-ENOENT) and stays pending for its own file.
+ */
+TEST_F(copy, wait_other_files_seqno)
+{
+	int fd2 = open(self->node.path, O_RDWR | O_CLOEXEC);
+	__u64 seq;
+	__u32 h2;
+
+	ASSERT_LE(0, fd2);
+	h2 = alloc_or_die(_metadata, fd2, NEURON_MEM_DEVICE, 8192, NULL);
+	ASSERT_EQ(0, neuron_copy_op(fd2, h2, 0, h2, 4096, NULL, NULL, 4096,
+				    NEURON_COPY_ASYNC, &seq));
+	EXPECT_EQ(-ENOENT, neuron_wait_seq(self->node.fd, seq, 0));
+	EXPECT_EQ(-ENOENT, neuron_wait_seq(self->node.fd, seq,
+					   neuron_now_ns() + 100000000LL));
+	EXPECT_EQ(0, neuron_wait_seq(fd2, seq, neuron_now_ns() + 10000000000LL));
+	close(fd2);
+}
+
 TEST_F(copy, async_user_pointers)
 {
 	int fd = self->node.fd;

@@ -249,6 +249,48 @@ TEST_F(node, foreign_magic)
 	expect_enotty(_metadata, self->node.fd, nrs, ARRAY_SIZE(nrs));
 }
 
+/*
+ * The node is not world-accessible (docs/privilege-model.md): the driver
+ * asks devtmpfs for no mode (root 0600), the packaged udev rule makes it
+ * root:neuron 0660; the vendor's rule (0666) fails here. A uid outside
+ * the owner and the group cannot open it, not even read-only.
+ */
+TEST_F(node, not_world_accessible)
+{
+	struct stat st;
+	int status;
+	pid_t pid;
+
+	ASSERT_EQ(0, stat(self->node.path, &st));
+	EXPECT_TRUE(S_ISCHR(st.st_mode));
+	EXPECT_EQ(0U, st.st_mode & 0007)
+		TH_LOG("%s is mode %o", self->node.path, st.st_mode & 07777);
+	EXPECT_EQ(0U, st.st_mode & 07000);
+	if (geteuid())
+		SKIP(return, "the outsider's open needs root to become it");
+	fflush(NULL);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int fd;
+
+		if (st.st_uid == NEURON_TEST_NOBODY || st.st_gid == NEURON_TEST_NOBODY)
+			_exit(3);
+		if (neuron_drop_privileges(0, 0))
+			_exit(4);
+		fd = open(self->node.path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0 || errno != EACCES)
+			_exit(5);
+		fd = open(self->node.path, O_RDWR | O_CLOEXEC);
+		_exit(fd >= 0 || errno != EACCES ? 6 : 0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("uid %d opened %s (step %d)",
+						 NEURON_TEST_NOBODY, self->node.path,
+						 WEXITSTATUS(status));
+}
+
 /* A forked child shares the open file and may query through it. */
 TEST_F(node, fork_child_query)
 {

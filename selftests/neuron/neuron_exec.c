@@ -800,6 +800,95 @@ TEST_F(exec, events_order_engines)
 	nasm_delete(p);
 }
 
+/*
+ * POOL copies the scratch out and sets event 7; PE waits for it, copies
+ * the input into the scratch and clears the event: each run outputs what
+ * the run before left in the scratch.
+ */
+static struct nasm *scratch_echo(void)
+{
+	struct nasm *p = nasm_new();
+
+	if (!p)
+		return NULL;
+	nasm_reset(p);
+	p->scratch_size = SYNC_N * 4;
+	nasm_add_slot(p, NEURON_SLOT_INPUT, NEURON_DT_INT32, SYNC_N * 4);
+	nasm_add_slot(p, NEURON_SLOT_OUTPUT, NEURON_DT_INT32, SYNC_N * 4);
+	nasm_copy(p, NEURON_ENGINE_POOL, SLOT(1, 0), SCR(0), SYNC_N);
+	nasm_sync(p, NEURON_ENGINE_POOL, NEURON_TPB_EVENT_SET, 7, 1);
+	nasm_end(p, NEURON_ENGINE_POOL);
+	nasm_sync(p, NEURON_ENGINE_PE, NEURON_TPB_EVENT_WAIT, 7, 1);
+	nasm_copy(p, NEURON_ENGINE_PE, SCR(0), SLOT(0, 0), SYNC_N);
+	nasm_sync(p, NEURON_ENGINE_PE, NEURON_TPB_EVENT_SET, 7, 0);
+	nasm_end(p, NEURON_ENGINE_PE);
+	return p;
+}
+
+/* Run @model once with @in: what it output (the scratch before the run). */
+static int echo_run(int fd, __u32 model, const __u32 *bind, __u32 *in, __u32 base,
+		    __u32 *out)
+{
+	int ret = fill_seq(fd, bind[0], in, SYNC_N, base);
+
+	if (ret)
+		return ret;
+	memset(out, 0xee, SYNC_N * 4);
+	ret = dev_write(fd, bind[1], out, SYNC_N * 4);
+	if (!ret && exec_sync(fd, model, bind, 2, 0) != NEURON_EXEC_OK)
+		ret = -EIO;
+	return ret ? ret : dev_read(fd, bind[1], out, SYNC_N * 4);
+}
+
+static bool all_zero32(const __u32 *v, __u32 n)
+{
+	while (n--)
+		if (*v++)
+			return false;
+	return true;
+}
+
+/*
+ * A model's scratch starts zeroed (docs/privilege-model.md, R10): a model
+ * of another file loaded on the NC after the first one's was unloaded,
+ * same program and layout (so most likely the same device memory), reads
+ * zeros, not the first file's data; the scratch is kept between the runs
+ * of one model.
+ */
+TEST_F(exec, scratch_zeroed_for_next_file)
+{
+	__u32 in[SYNC_N], out[SYNC_N], bind[2], model;
+	struct nasm *p = scratch_echo();
+	int fd = self->node.fd, fd2;
+
+	ASSERT_NE(NULL, p);
+	model = load_ok(_metadata, fd, 0, p);
+	bind[0] = alloc_ok(_metadata, fd, 0, SYNC_N * 4);
+	bind[1] = alloc_ok(_metadata, fd, 0, SYNC_N * 4);
+	ASSERT_EQ(0, echo_run(fd, model, bind, in, 0x5a000000, out));
+	EXPECT_TRUE(all_zero32(out, SYNC_N)) TH_LOG("first run: %#x", out[0]);
+	ASSERT_EQ(0, echo_run(fd, model, bind, in, 0x6b000000, out));
+	EXPECT_EQ(0x5a000000U, out[0]) TH_LOG("the scratch is kept between runs");
+	EXPECT_EQ(0x5a000000U + SYNC_N - 1, out[SYNC_N - 1]);
+	ASSERT_EQ(0, neuron_model_unload(fd, model));
+	ASSERT_EQ(0, neuron_mem_free(fd, bind[0]));
+	ASSERT_EQ(0, neuron_mem_free(fd, bind[1]));
+	ASSERT_EQ(0, neuron_release(fd, 1));
+
+	fd2 = open(self->node.path, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, neuron_reserve(fd2, 1));
+	model = load_ok(_metadata, fd2, 0, p);
+	bind[0] = alloc_ok(_metadata, fd2, 0, SYNC_N * 4);
+	bind[1] = alloc_ok(_metadata, fd2, 0, SYNC_N * 4);
+	ASSERT_EQ(0, echo_run(fd2, model, bind, in, 0x7c000000, out));
+	EXPECT_TRUE(all_zero32(out, SYNC_N))
+		TH_LOG("the next file's model read %#x (the first file wrote 0x6b000000 + i)",
+		       out[0]);
+	close(fd2);
+	nasm_delete(p);
+}
+
 /* SP waits for semaphore 9 >= 3, which the host raises with NC_SEM. */
 TEST_F(exec, host_signals_semaphore)
 {

@@ -621,6 +621,68 @@ TEST_F(limits, params_root_only)
 	EXPECT_EQ(0, run_child(self, 0, MEMLOCK, child_params));
 }
 
+/*
+ * Every parameter of both modules, not only the limits: no group or other
+ * write bit, and a uid without capabilities can open none for writing
+ * (the timeouts, queue depths and spin times are the machine's, not a
+ * user's). -1 (logged) or the number of files checked.
+ */
+static int check_param_dir(const char *dir)
+{
+	char path[320];
+	struct dirent *de;
+	struct stat st;
+	int n = 0, fd;
+	DIR *d;
+
+	d = opendir(dir);
+	if (!d && errno == ENOENT)
+		return 0;	/* neuron_sim.ko not loaded (silicon) */
+	if (!OK(d))
+		return -1;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (!OK(stat(path, &st) == 0) || !OK((st.st_mode & 0022) == 0)) {
+			printf("# %s: mode %o\n", path, st.st_mode & 07777);
+			n = -1;
+			break;
+		}
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (!OK(fd == -1 && errno == EACCES)) {
+			printf("# %s: opened for writing\n", path);
+			if (fd >= 0)
+				close(fd);
+			n = -1;
+			break;
+		}
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+static int child_all_params(struct _test_data_limits *self, int fd)
+{
+	int a, b;
+
+	(void)self;
+	(void)fd;
+	a = check_param_dir("/sys/module/neuron/parameters");
+	b = check_param_dir("/sys/module/neuron_sim/parameters");
+	if (a < 0 || b < 0)
+		return 1;
+	/* The four limits, the timeouts, the queue depth at least. */
+	return OK(a >= 8) ? 0 : 2;
+}
+
+/* Every parameter of neuron.ko and neuron_sim.ko: root changes it, nobody else. */
+TEST_F(limits, params_all_root_only)
+{
+	EXPECT_EQ(0, run_child(self, 0, MEMLOCK, child_all_params));
+}
+
 TEST_F(limits, max_handles)
 {
 	struct neuron_mem_usage_buf u;
@@ -701,6 +763,45 @@ TEST_F(limits, max_mem_bytes)
 	EXPECT_EQ(-ENOSPC, alloc(fd, NEURON_MEM_HOST, page, NULL));
 	ASSERT_EQ(0, neuron_param_set("max_mem_bytes", 0));
 	EXPECT_EQ(0, alloc(fd, NEURON_MEM_DEVICE, 1 << 20, NULL));
+}
+
+/*
+ * max_async: a file may have that many asynchronous calls not yet
+ * collected by WAIT, then -EAGAIN; another file counts its own; WAIT
+ * makes room.
+ */
+TEST_F(limits, max_async)
+{
+	int fd = self->node.fd, fd2;
+	__u64 seq[3], seq2;
+	__u32 h, h2;
+
+	ASSERT_EQ(0, alloc(fd, NEURON_MEM_DEVICE, 2 * self->page, &h));
+	ASSERT_EQ(0, neuron_param_set("max_async", 2));
+	ASSERT_EQ(0, neuron_copy_op(fd, h, 0, h, self->page, NULL, NULL, 64,
+				    NEURON_COPY_ASYNC, &seq[0]));
+	ASSERT_EQ(0, neuron_copy_op(fd, h, 0, h, self->page, NULL, NULL, 64,
+				    NEURON_COPY_ASYNC, &seq[1]));
+	EXPECT_EQ(-EAGAIN, neuron_copy_op(fd, h, 0, h, self->page, NULL, NULL, 64,
+					  NEURON_COPY_ASYNC, &seq[2]));
+	/* Completed is not collected: still -EAGAIN after the device is done. */
+	neuron_sleep_ms(50);
+	EXPECT_EQ(-EAGAIN, neuron_copy_op(fd, h, 0, h, self->page, NULL, NULL, 64,
+					  NEURON_COPY_ASYNC, &seq[2]));
+	/* Another file has its own count. */
+	fd2 = open(self->node.path, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, alloc(fd2, NEURON_MEM_DEVICE, 2 * self->page, &h2));
+	EXPECT_EQ(0, neuron_copy_op(fd2, h2, 0, h2, self->page, NULL, NULL, 64,
+				    NEURON_COPY_ASYNC, &seq2));
+	EXPECT_EQ(0, neuron_wait_seq(fd2, seq2, neuron_now_ns() + 10000000000LL));
+	close(fd2);
+	/* A WAIT makes room for one. */
+	ASSERT_EQ(0, neuron_wait_seq(fd, seq[0], neuron_now_ns() + 10000000000LL));
+	EXPECT_EQ(0, neuron_copy_op(fd, h, 0, h, self->page, NULL, NULL, 64,
+				    NEURON_COPY_ASYNC, &seq[2]));
+	EXPECT_EQ(0, neuron_wait_seq(fd, seq[1], neuron_now_ns() + 10000000000LL));
+	EXPECT_EQ(0, neuron_wait_seq(fd, seq[2], neuron_now_ns() + 10000000000LL));
 }
 
 TEST_F(limits, max_notify_queues)

@@ -11,9 +11,13 @@
  *    NC_RESET);
  *  - malformed requests get their error and an extack message;
  *  - an unprivileged reader does not see the pid of root's reservation;
+ *    a reader in a pid namespace sees pids of its namespace only; the
+ *    family is not in another network namespace;
  *  - the per-NC counters move with executions.
  */
+#define _GNU_SOURCE
 #include <poll.h>
+#include <sched.h>
 #include <sys/socket.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -490,6 +494,7 @@ struct nl_event {
 	__u32 type, dev, code;
 	int nc;			/* -1: none */
 	bool has_code;
+	int others;		/* attributes besides type, device, NC, code */
 };
 
 /*
@@ -499,6 +504,7 @@ struct nl_event {
 static int event_wait(struct nl *nl, __u32 type, __u32 dev, int nc, struct nl_event *ev)
 {
 	__s64 end = neuron_now_ns() + EVENT_MS * 1000000LL;
+	int i;
 
 	while (neuron_now_ns() < end) {
 		int len = nl_recv(nl, (int)((end - neuron_now_ns()) / 1000000) + 1);
@@ -519,6 +525,11 @@ static int event_wait(struct nl *nl, __u32 type, __u32 dev, int nc, struct nl_ev
 			ev->nc = tb[NEURON_A_NC_INDEX] ? (int)get_u32(tb[NEURON_A_NC_INDEX]) : -1;
 			ev->has_code = !!tb[NEURON_A_EVENT_CODE];
 			ev->code = get_u32(tb[NEURON_A_EVENT_CODE]);
+			ev->others = 0;
+			for (i = 1; i <= NEURON_A_MAX; i++)
+				ev->others += tb[i] && i != NEURON_A_EVENT_TYPE &&
+					      i != NEURON_A_DEV_INDEX && i != NEURON_A_NC_INDEX &&
+					      i != NEURON_A_EVENT_CODE;
 			if (ev->type == type && ev->dev == dev && (nc < 0 || ev->nc == nc))
 				return 0;
 		}
@@ -876,8 +887,11 @@ TEST_F(genl, event_nc_reserved_released)
 
 	ASSERT_EQ(0, neuron_reserve(self->node.fd, 1));
 	EXPECT_EQ(0, event_wait(&self->ev, NEURON_EVENT_NC_RESERVED, self->node.minor, 0, &e));
+	/* Anyone may listen: the event says which NC, never who (no pid). */
+	EXPECT_EQ(0, e.others);
 	ASSERT_EQ(0, neuron_release(self->node.fd, 1));
 	EXPECT_EQ(0, event_wait(&self->ev, NEURON_EVENT_NC_RELEASED, self->node.minor, 0, &e));
+	EXPECT_EQ(0, e.others);
 	/* Released by the file's close. */
 	fd2 = open(self->node.path, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd2);
@@ -1001,6 +1015,82 @@ TEST_F(genl, unprivileged_no_pid)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+/*
+ * NC_GET from a second pid namespace (a container): root's reservation of
+ * the host shows no pid, the namespace's own reservation its pid there (1).
+ */
+TEST_F(genl, owner_pid_in_pid_namespace)
+{
+	int status, fd2;
+	pid_t c;
+
+	if (geteuid())
+		SKIP(return, "needs root");
+	ASSERT_EQ(0, neuron_reserve(self->node.fd, 1));
+	fd2 = open(self->node.path, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd2);
+	fflush(NULL);
+	c = fork();
+	ASSERT_LE(0, c);
+	if (!c) {
+		pid_t inner;
+
+		if (unshare(CLONE_NEWPID))
+			_exit(errno == EINVAL ? 77 : 10);
+		inner = fork();
+		if (inner < 0)
+			_exit(11);
+		if (!inner) {
+			struct nl_nc n0, n1;
+			struct nl nl;
+
+			if (nl_setup(&nl, false) || nc_get(&nl, self->node.minor, 0, &n0))
+				_exit(12);
+			if (n0.state != NEURON_NC_RESERVED || n0.has_pid)
+				_exit(13);	/* a host pid shown in the namespace */
+			if (neuron_reserve(fd2, 2) || nc_get(&nl, self->node.minor, 1, &n1))
+				_exit(14);
+			_exit(n1.has_pid && n1.pid == 1 ? 0 : 15);
+		}
+		if (waitpid(inner, &status, 0) != inner || !WIFEXITED(status))
+			_exit(16);
+		_exit(WEXITSTATUS(status));
+	}
+	ASSERT_EQ(c, waitpid(c, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 77)
+		SKIP(return, "no pid namespaces in this kernel");
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("step %d", WEXITSTATUS(status));
+	close(fd2);
+}
+
+/* The family lives in the initial network namespace only (netnsok false). */
+TEST_F(genl, not_in_other_netns)
+{
+	int status;
+	pid_t c;
+
+	if (geteuid())
+		SKIP(return, "needs root");
+	fflush(NULL);
+	c = fork();
+	ASSERT_LE(0, c);
+	if (!c) {
+		struct nl nl;
+		int ret;
+
+		if (unshare(CLONE_NEWNET))
+			_exit(errno == EINVAL ? 77 : 10);
+		ret = nl_setup(&nl, false);
+		_exit(ret == -ENOENT ? 0 : 11);
+	}
+	ASSERT_EQ(c, waitpid(c, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 77)
+		SKIP(return, "no network namespaces in this kernel");
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("the family resolved in a new netns");
 }
 
 TEST_F(genl, counters_move)

@@ -358,4 +358,70 @@ TEST_F(query, short_struct)
 	}
 }
 
+/* The bytes of @s after its NUL (within @len) are 0. */
+static bool tail_zero(const char *s, size_t len)
+{
+	const char *nul = memchr(s, '\0', len);
+
+	if (!nul)
+		return false;
+	for (nul++; nul < s + len; nul++)
+		if (*nul)
+			return false;
+	return true;
+}
+
+/*
+ * Nothing of the kernel's stack or of another user reaches an answer:
+ * into a buffer full of the canary, every pad, every byte after a
+ * string's NUL and every field without a value (the owner of a free NC)
+ * comes back 0.
+ */
+TEST_F(query, answers_zero_filled)
+{
+	struct neuron_device_info *d;
+	struct neuron_mem_usage *u;
+	struct neuron_nc_states *h;
+	struct neuron_nc_state *st;
+	struct neuron_query q;
+	unsigned char *buf;
+	__u32 i, len;
+
+	len = sizeof(*d);
+	buf = before_guard(&self->g, len);
+	neuron_query_prep(&q, NEURON_QUERY_DEVICE, buf, len);
+	ASSERT_EQ(0, neuron_ioctl(self->node.fd, NEURON_IOCTL_QUERY, &q));
+	d = (void *)buf;
+	EXPECT_EQ(0U, d->pad);
+	EXPECT_TRUE(tail_zero(d->driver_version, sizeof(d->driver_version)));
+	EXPECT_TRUE(tail_zero(d->arch_name, sizeof(d->arch_name)));
+	EXPECT_TRUE(tail_zero(d->product, sizeof(d->product)));
+
+	len = sizeof(*u) + self->info.nc_count * sizeof(struct neuron_mem_usage_nc);
+	buf = before_guard(&self->g, len);
+	neuron_query_prep(&q, NEURON_QUERY_MEM_USAGE, buf, len);
+	ASSERT_EQ(0, neuron_ioctl(self->node.fd, NEURON_IOCTL_QUERY, &q));
+	u = (void *)buf;
+	EXPECT_EQ(self->info.nc_count, u->nc_count);
+	EXPECT_EQ(0U, u->pad);
+
+	if (!(self->info.caps & NEURON_CAP_RESERVE))
+		return;
+	len = sizeof(*h) + self->info.nc_count * sizeof(*st);
+	buf = before_guard(&self->g, len);
+	neuron_query_prep(&q, NEURON_QUERY_NC_STATE, buf, len);
+	ASSERT_EQ(0, neuron_ioctl(self->node.fd, NEURON_IOCTL_QUERY, &q));
+	h = (void *)buf;
+	st = (void *)(h + 1);
+	EXPECT_EQ(self->info.nc_count, h->nc_count);
+	EXPECT_EQ(0U, h->pad);
+	for (i = 0; i < self->info.nc_count; i++) {
+		if (st[i].state != (__u32)NEURON_NC_FREE)
+			continue;	/* another test's device may be in use */
+		EXPECT_EQ(0U, st[i].flags) TH_LOG("NC %u", i);
+		EXPECT_EQ(0, st[i].owner_pid) TH_LOG("NC %u", i);
+		EXPECT_EQ(0U, st[i].owner_uid) TH_LOG("NC %u", i);
+	}
+}
+
 TEST_HARNESS_MAIN

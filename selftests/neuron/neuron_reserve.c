@@ -11,7 +11,9 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 
 #include "neuron_test.h"
@@ -289,6 +291,258 @@ TEST_F(res, owner_shown_to_same_uid_or_admin)
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	close(go[0]);
 	close(done[1]);
+}
+
+/*
+ * The same uid through another file, in another process: it sees the
+ * owner (it is not its own reservation, so the rule is the uid's, not the
+ * file's). The owner's process waits meanwhile.
+ */
+TEST_F(res, owner_shown_to_same_uid_other_file)
+{
+	int ready[2], done[2], status, st_a, st_b;
+	pid_t a, b;
+	char c;
+
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(done));
+	fflush(NULL);
+	a = fork();
+	ASSERT_LE(0, a);
+	if (!a) {
+		close(ready[0]);
+		close(done[1]);
+		if (neuron_drop_privileges(0, 0) || neuron_reserve(self->fd2, 1))
+			_exit(2);
+		if (write(ready[1], "r", 1) != 1 || read(done[0], &c, 1) != 1)
+			_exit(3);
+		_exit(0);
+	}
+	close(ready[1]);
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	b = fork();
+	ASSERT_LE(0, b);
+	if (!b) {
+		struct neuron_nc_state s;
+
+		if (neuron_drop_privileges(0, 0))
+			_exit(2);
+		s = nc_state(_metadata, self->node.fd, 0);
+		if (s.state != (__u32)NEURON_NC_RESERVED)
+			_exit(3);
+		if (s.flags != NEURON_NC_STATE_OWNER)
+			_exit(4);	/* not MINE: another file */
+		if (s.owner_pid != a || s.owner_uid != NEURON_TEST_NOBODY)
+			_exit(5);
+		_exit(0);
+	}
+	ASSERT_EQ(b, waitpid(b, &st_b, 0));
+	ASSERT_EQ(1, write(done[1], "d", 1));
+	ASSERT_EQ(a, waitpid(a, &st_a, 0));
+	status = st_b;
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("the second process's step %d",
+						 WEXITSTATUS(status));
+	ASSERT_TRUE(WIFEXITED(st_a));
+	EXPECT_EQ(0, WEXITSTATUS(st_a));
+	close(ready[0]);
+	close(done[0]);
+	close(done[1]);
+}
+
+/*
+ * A reader in a new user namespace (root's uid unmapped there, full
+ * capabilities in it, none in the initial one): root's reservation is its
+ * own uid's, shown with the uid it has there (the overflow uid); another
+ * uid's stays hidden, since CAP_SYS_ADMIN of a user namespace is not the
+ * host's.
+ */
+TEST_F(res, owner_in_user_namespace)
+{
+	int ready[2], done[2], st_a, st_b;
+	pid_t a, b, me = getpid();
+	char c;
+
+	if (geteuid())
+		SKIP(return, "needs root");
+	ASSERT_EQ(0, neuron_reserve(self->node.fd, 1));
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(done));
+	fflush(NULL);
+	a = fork();
+	ASSERT_LE(0, a);
+	if (!a) {
+		close(ready[0]);
+		close(done[1]);
+		if (neuron_drop_privileges(0, 0) || neuron_reserve(self->fd2, 2))
+			_exit(2);
+		if (write(ready[1], "r", 1) != 1 || read(done[0], &c, 1) != 1)
+			_exit(3);
+		_exit(0);
+	}
+	close(ready[1]);
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	b = fork();
+	ASSERT_LE(0, b);
+	if (!b) {
+		int fd = open(self->node.path, O_RDWR | O_CLOEXEC);
+		struct neuron_nc_state s0, s1;
+		char text[16];
+		uid_t overflow;
+		int bad;
+
+		if (fd < 0 || neuron_read_text("/proc/sys/kernel/overflowuid", text,
+					       sizeof(text)))
+			_exit(10);
+		overflow = atoi(text);
+		if (unshare(CLONE_NEWUSER))
+			_exit(errno == EINVAL || errno == EPERM ? 77 : 11);
+		if (neuron_nc_state(fd, 0, &s0) || neuron_nc_state(fd, 1, &s1))
+			_exit(12);
+		/* 21: root's own uid not shown; 22: not as the overflow uid (0 is
+		 * not mapped here); 24: another uid's shown; or their sum.
+		 */
+		bad = (s0.flags != NEURON_NC_STATE_OWNER || s0.owner_pid != me) |
+		      (s0.owner_uid != overflow) << 1 |
+		      (s1.state != (__u32)NEURON_NC_RESERVED || s1.flags || s1.owner_pid ||
+		       s1.owner_uid) << 2;
+		_exit(bad ? 20 + bad : 0);
+	}
+	ASSERT_EQ(b, waitpid(b, &st_b, 0));
+	ASSERT_EQ(1, write(done[1], "d", 1));
+	ASSERT_EQ(a, waitpid(a, &st_a, 0));
+	ASSERT_TRUE(WIFEXITED(st_a));
+	EXPECT_EQ(0, WEXITSTATUS(st_a));
+	ASSERT_TRUE(WIFEXITED(st_b));
+	if (WEXITSTATUS(st_b) == 77)
+		SKIP(return, "no user namespaces here");
+	EXPECT_EQ(0, WEXITSTATUS(st_b)) TH_LOG("the reader's step %d", WEXITSTATUS(st_b));
+	close(ready[0]);
+	close(done[0]);
+	close(done[1]);
+}
+
+/* Send descriptor @fd over the socket @sock: 0, or -1. */
+static int send_fd(int sock, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 }, byte = 'f';
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
+}
+
+/* Receive a descriptor from the socket @sock: it, or -1. */
+static int recv_fd(int sock)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))], byte;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *c;
+	int fd;
+
+	if (recvmsg(sock, &msg, 0) != 1)
+		return -1;
+	c = CMSG_FIRSTHDR(&msg);
+	if (!c || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int)))
+		return -1;
+	memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	return fd;
+}
+
+/*
+ * The file is the principal, not the process or its uid: a file passed
+ * with SCM_RIGHTS to a process of another uid brings its NC and its
+ * handles along (the receiver holds the NC and frees the sender's
+ * handle), and keeps them after the sender closed its descriptor and
+ * exited; the sender's other file gets nothing of it. They end with the
+ * receiver's last close.
+ */
+TEST_F(res, scm_rights_moves_the_file)
+{
+	bool mem = self->info.caps & NEURON_CAP_MEM;
+	struct neuron_mem_alloc a;
+	struct neuron_nc_state st;
+	int sv[2], go[2], status;
+	pid_t child;
+	char c;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+		if (errno == EAFNOSUPPORT)
+			SKIP(return, "no AF_UNIX in this kernel");
+		ASSERT_EQ(0, -errno);
+	}
+	ASSERT_EQ(0, neuron_reserve(self->fd2, 1));
+	if (mem)
+		ASSERT_EQ(0, neuron_mem_alloc(self->fd2, NEURON_MEM_DEVICE, 4096, 0, &a));
+	ASSERT_EQ(0, pipe(go));
+	fflush(NULL);
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		struct neuron_nc_state s;
+		int fd;
+
+		close(sv[0]);
+		close(go[0]);
+		close(self->fd2);
+		close(self->node.fd);
+		if (neuron_drop_privileges(0, 0))
+			_exit(2);
+		fd = recv_fd(sv[1]);
+		if (fd < 0)
+			_exit(3);
+		/* The NC came with the file: this process holds it. */
+		if (neuron_nc_state(fd, 0, &s) || !(s.flags & NEURON_NC_STATE_MINE))
+			_exit(4);
+		if (neuron_reserve(fd, 1))
+			_exit(5);		/* already the file's: kept */
+		/* So does the sender's handle. */
+		if (mem && neuron_mem_free(fd, a.handle))
+			_exit(6);
+		if (write(go[1], "r", 1) != 1 || read(sv[1], &c, 1) != 1)
+			_exit(7);
+		/* The sender has closed its descriptor: still the file's. */
+		if (neuron_nc_state(fd, 0, &s) || !(s.flags & NEURON_NC_STATE_MINE))
+			_exit(8);
+		if (neuron_release(fd, 1) || neuron_reserve(fd, 1))
+			_exit(9);
+		_exit(0);		/* the last close: NC 0 free */
+	}
+	close(sv[1]);
+	close(go[1]);
+	ASSERT_EQ(0, send_fd(sv[0], self->fd2));
+	close(self->fd2);
+	self->fd2 = -1;
+	if (read(go[0], &c, 1) != 1) {
+		ASSERT_EQ(child, waitpid(child, &status, 0));
+		ASSERT_TRUE(WIFEXITED(status));
+		ASSERT_EQ(0, WEXITSTATUS(status)) TH_LOG("the receiver failed at step %d",
+							 WEXITSTATUS(status));
+		ASSERT_TRUE(0) TH_LOG("the receiver left without a word");
+	}
+	/* The sender's other file is another file: NC 0 is not its. */
+	ASSERT_EQ(0, neuron_nc_state(self->node.fd, 0, &st));
+	EXPECT_EQ(0U, st.flags & NEURON_NC_STATE_MINE);
+	EXPECT_EQ(-EBUSY, neuron_reserve(self->node.fd, 1));
+	ASSERT_EQ(1, write(sv[0], "c", 1));
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("receiver's step %d", WEXITSTATUS(status));
+	EXPECT_EQ(0, neuron_reserve(self->node.fd, 1));
+	close(sv[0]);
+	close(go[0]);
 }
 
 /* ---- semaphores and events ---- */

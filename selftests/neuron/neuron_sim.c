@@ -86,6 +86,85 @@ static void expect_sim_device(struct __test_metadata *_metadata,
 	EXPECT_EQ(g->semaphores_per_nc, info.semaphores_per_nc);
 }
 
+/* ---- who may turn the knobs ---- */
+
+/*
+ * Every regular file of @dir (not recursive): no group or other write bit,
+ * and (in the unprivileged child) none opens for writing. The number of
+ * files, or -1 (logged).
+ */
+static int knobs_closed(const char *dir, bool try_open)
+{
+	char path[384];
+	struct dirent *de;
+	struct stat st;
+	int n = 0, fd;
+	DIR *d;
+
+	d = opendir(dir);
+	if (!d) {
+		printf("# opendir %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (lstat(path, &st) || !S_ISREG(st.st_mode))
+			continue;
+		if (st.st_mode & 0022) {
+			printf("# %s: mode %o\n", path, st.st_mode & 07777);
+			n = -1;
+			break;
+		}
+		if (try_open) {
+			fd = open(path, O_WRONLY | O_CLOEXEC);
+			if (fd >= 0 || errno != EACCES) {
+				printf("# %s: opened for writing (errno %d)\n", path, errno);
+				if (fd >= 0)
+					close(fd);
+				n = -1;
+				break;
+			}
+		}
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/*
+ * The simulator's knobs (new_device, del_device, the fault and latency
+ * knobs, inject_notify) are root's: a uid without capabilities can write
+ * none of them, so no user can add a device, fail another user's DMA,
+ * hang an NC or forge a notification.
+ */
+TEST_F(sim, knobs_root_only)
+{
+	struct neuron_node *n = &self->nodes[0];
+	char dev[128];
+	int status, bus, knobs;
+	pid_t pid;
+
+	ASSERT_EQ(0, neuron_sim_create(n, "v2", 0));
+	snprintf(dev, sizeof(dev), NEURON_SIM_BUS "/devices/neuron_sim%u", n->sim_id);
+	bus = knobs_closed(NEURON_SIM_BUS, false);
+	knobs = knobs_closed(dev, false);
+	EXPECT_LE(2, bus);	/* new_device, del_device, drivers_* */
+	EXPECT_LE(10, knobs);	/* dma_*, tpb_*, inject_notify* */
+	fflush(NULL);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		if (neuron_drop_privileges(0, 0))
+			_exit(2);
+		if (knobs_closed(NEURON_SIM_BUS, true) != bus)
+			_exit(3);
+		_exit(knobs_closed(dev, true) == knobs ? 0 : 4);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
 /* ---- new_device / del_device errors ---- */
 
 TEST_F(sim, new_bad_arch)

@@ -165,6 +165,12 @@ passed=$((passed + ${p:-0})) failed=$((failed + ${f:-0}))
 check "kernel resolver tests ($RUN/kernel-pick.log)" "$ok" "$RUN/kernel-pick.log"
 summary+=("kernel resolver: ${p:-?} passed, ${f:-?} failed")
 
+# The privilege model's table (docs/privilege-model.md) names only tests
+# that exist, and every test that drops privileges has its row.
+"$S/privilege-table.sh" >"$RUN/privilege-table.log" 2>&1 && ok=0 || ok=1
+check "privilege table against the tests ($RUN/privilege-table.log)" "$ok" "$RUN/privilege-table.log"
+summary+=("privilege table: $(tail -n 1 "$RUN/privilege-table.log")")
+
 log "building the selftests and neuron-info"
 PROGS="$BUILD/progs"
 progs_build "$PROGS" "$RUN/progs-build.log" && ok=0 || ok=1

@@ -477,15 +477,16 @@ static int neuron_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id
 		dev_warn_once(&pdev->dev,
 			      "pci_engines=1: driving the DMA engines, which has never run on silicon\n");
 	}
-	np = kzalloc(sizeof(*np), GFP_KERNEL);
+	/* Managed (devres): freed and disabled when the driver detaches. */
+	np = devm_kzalloc(&pdev->dev, sizeof(*np), GFP_KERNEL);
 	if (!np)
 		return -ENOMEM;
 	np->pdev = pdev;
 	spin_lock_init(&np->sem_lock);
 
-	ret = pci_enable_device_mem(pdev);
+	ret = pcim_enable_device(pdev);
 	if (ret)
-		goto err_free;
+		return ret;
 	desc.dram_size = pci_resource_len(pdev, hal->arch->dram_bar);
 	if (hal->caps & NEURON_CAP_COPY) {
 		/* Host addresses must stay below the window bit [inferred]. */
@@ -501,7 +502,7 @@ static int neuron_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id
 	}
 	if (ret) {
 		dev_err(&pdev->dev, "no usable DMA mask or DRAM map (%d)\n", ret);
-		goto err_disable;
+		return ret;
 	}
 
 	desc.parent = &pdev->dev;
@@ -510,30 +511,23 @@ static int neuron_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id
 	desc.pdev = pdev;
 	desc.backend = np;
 	nd = neuron_device_create(&desc);
-	if (IS_ERR(nd)) {
-		ret = PTR_ERR(nd);
-		goto err_disable;
-	}
+	if (IS_ERR(nd))
+		return PTR_ERR(nd);
 	np->nd = nd;
 	pci_set_drvdata(pdev, np);
 	return 0;
-
-err_disable:
-	pci_clear_master(pdev);
-	pci_disable_device(pdev);
-err_free:
-	kfree(np);
-	return ret;
 }
 
+/*
+ * The device goes: the core ends every call and gives the backend's
+ * resources back (neuron_pci_hw_fini() included) before this returns;
+ * devres then disables the device (bus mastering off) and frees @np.
+ */
 static void neuron_pci_remove(struct pci_dev *pdev)
 {
 	struct neuron_pci *np = pci_get_drvdata(pdev);
 
 	neuron_device_remove(np->nd);
-	pci_clear_master(pdev);
-	pci_disable_device(pdev);
-	kfree(np);
 }
 
 static struct pci_driver neuron_pci_driver = {

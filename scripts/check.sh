@@ -330,7 +330,7 @@ if tier distro && run_optional deb-build "$S/deb-build.sh" "$DEBS" && [ -n "${KR
 	if [ -x "$DEBROOT/usr/bin/neuron-ls" ] && [ -e "${progs[0]}" ] && [ ${#shim_progs[@]} -gt 0 ]; then
 		debprogs=()
 		for p in "${progs[@]}" "${progs32[@]}"; do
-			case ${p##*/} in neuron-ls | neuron-monitor | neuron_tools) ;; *) debprogs+=("$p") ;; esac
+			case ${p##*/} in neuron-ls | neuron-monitor | neuron_tools | neuron_tools_32) ;; *) debprogs+=("$p") ;; esac
 		done
 		vm_check "$KREL61 (Debian packages: DKMS, udev, libnrt1, neuron-tools)" "$VMLINUX61" \
 			"$RUN/$KREL61-debs" -r "$DEBROOT" -l "$DEBROOT" -x "$PROGS/neuron_tools" \

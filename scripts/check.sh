@@ -432,8 +432,10 @@ tier debug && debug_tier
 # build, for the coverage of the register code (make coverage) and its
 # kmemleak and lockdep verdicts (-d: the debug steps; the KUnit suites,
 # which need neuron_sim.ko, are not run on a PCI device). The device model must exit
-# 0 in every run (scripts/verdict.sh). libnrt's tests are left out: they
-# need execution, which the PCI backend does not have.
+# 0 in every run (scripts/verdict.sh). The install tree of libshim goes in
+# as in the other tiers (-l: the netlink tools' shared libraries come with
+# it); libnrt's tests are left out: they need execution, which the PCI
+# backend does not have.
 pci_tier() {
 	local pers io name d b ok kmod
 	if [ -z "${KREL61:-}" ]; then
@@ -466,7 +468,7 @@ pci_tier() {
 			[ "$io" = 0 ] || name+=" vIOMMU"
 			d="$RUN/pci-$pers-iommu$io"
 			VM_PCI=$pers NEURON_VM_IOMMU=$io vm_start "$name" "$name: " "$VMLINUX61" "$d" \
-				-P -k "$kmod" "${xtools[@]}" "${progs[@]}"
+				-P -k "$kmod" "${shim_opt[@]}" "${xtools[@]}" "${progs[@]}"
 		done
 	done
 	vm_collect
@@ -480,7 +482,7 @@ pci_tier() {
 	[ -f "$b/neuron.ko" ] || return 0
 	VM_PCI=trn2 NEURON_VM_IOMMU=1 NEURON_VM_MEM=1G NEURON_VM_TIMEOUT=${NEURON_VM_TIMEOUT:-1500} \
 		vm_check "$KRELEASE PCI trn2 vIOMMU (debug)" "$IMAGE" "$d" -P -k "$b/neuron.ko" \
-		-d "$b/neuron_kunit.ko" "${xtools[@]}" "${progs[@]}"
+		-d "$b/neuron_kunit.ko" "${shim_opt[@]}" "${xtools[@]}" "${progs[@]}"
 	line="$KRELEASE PCI trn2 vIOMMU (debug): $VM_SUMMARY"
 	gcov_unpack "$d/serial.log" "$b" 2>"$d/coverage.txt" &&
 		coverage_table "$b" >>"$d/coverage.txt" 2>&1 && ok=0 || ok=1

@@ -251,47 +251,6 @@ struct ls_view {
 	struct ls_dev *devs;
 };
 
-/* The first line of @path, without its newline, into @buf: true if read. */
-static bool read_line(const char *path, char *buf, size_t size)
-{
-	FILE *f = fopen(path, "re");
-	bool ok;
-
-	buf[0] = '\0';
-	if (!f)
-		return false;
-	ok = fgets(buf, size, f);
-	fclose(f);
-	if (!ok) {
-		buf[0] = '\0';
-		return false;
-	}
-	buf[strcspn(buf, "\n")] = '\0';
-	return true;
-}
-
-/*
- * What the machine says about itself (DMI): on EC2 the system vendor is
- * "Amazon EC2", the product name the instance type and the board asset
- * tag the instance id. Anywhere else both stay empty, never made up.
- */
-static void instance_read(struct ls_view *v)
-{
-	char vendor[128];
-
-	v->instance_type[0] = '\0';
-	v->instance_id[0] = '\0';
-	if (!read_line("/sys/devices/virtual/dmi/id/sys_vendor", vendor, sizeof(vendor)) ||
-	    strcmp(vendor, "Amazon EC2"))
-		return;
-	read_line("/sys/devices/virtual/dmi/id/product_name", v->instance_type,
-		  sizeof(v->instance_type));
-	read_line("/sys/devices/virtual/dmi/id/board_asset_tag", v->instance_id,
-		  sizeof(v->instance_id));
-	if (strncmp(v->instance_id, "i-", 2))
-		v->instance_id[0] = '\0';
-}
-
 /* The command line of @pid, arguments joined by spaces ("" if hidden). */
 static void proc_command(uint32_t pid, char *buf, size_t size)
 {
@@ -352,7 +311,8 @@ static int view_build(const struct nt_snapshot *s, struct ls_view *v)
 	unsigned int i, j, k;
 
 	memset(v, 0, sizeof(*v));
-	instance_read(v);
+	nt_instance_read(v->instance_type, sizeof(v->instance_type), v->instance_id,
+			 sizeof(v->instance_id));
 	v->n = s->n_devs;
 	v->devs = calloc(s->n_devs ? s->n_devs : 1, sizeof(*v->devs));
 	if (!v->devs)
@@ -370,15 +330,15 @@ static int view_build(const struct nt_snapshot *s, struct ls_view *v)
 			snprintf(l->bdf, sizeof(l->bdf), "%s", d->pci_addr);
 			snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/local_cpulist",
 				 d->pci_addr);
-			read_line(path, l->cpu_affinity, sizeof(l->cpu_affinity));
+			nt_read_line(path, l->cpu_affinity, sizeof(l->cpu_affinity));
 			snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/numa_node",
 				 d->pci_addr);
-			if (!read_line(path, l->numa_node, sizeof(l->numa_node)) ||
+			if (!nt_read_line(path, l->numa_node, sizeof(l->numa_node)) ||
 			    !l->numa_node[0])
 				snprintf(l->numa_node, sizeof(l->numa_node), "-1");
 		} else {
 			/* A simulated device is as near to any CPU as to another. */
-			read_line("/sys/devices/system/cpu/online", l->cpu_affinity,
+			nt_read_line("/sys/devices/system/cpu/online", l->cpu_affinity,
 				  sizeof(l->cpu_affinity));
 		}
 		l->procs = calloc(d->n_ncs ? d->n_ncs : 1, sizeof(*l->procs));

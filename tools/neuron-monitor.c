@@ -846,40 +846,6 @@ struct vstate {
 	double tick;			/* the wake-up period: the smallest one */
 };
 
-static bool read_line(const char *path, char *buf, size_t size)
-{
-	FILE *f = fopen(path, "re");
-	bool ok;
-
-	buf[0] = '\0';
-	if (!f)
-		return false;
-	ok = fgets(buf, size, f);
-	fclose(f);
-	if (!ok)
-		buf[0] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return ok;
-}
-
-/* The EC2 identity from DMI as neuron-ls reads it: "" anywhere else. */
-static void instance_read(struct vstate *v)
-{
-	char vendor[128];
-
-	v->instance_type[0] = '\0';
-	v->instance_id[0] = '\0';
-	if (!read_line("/sys/devices/virtual/dmi/id/sys_vendor", vendor, sizeof(vendor)) ||
-	    strcmp(vendor, "Amazon EC2"))
-		return;
-	read_line("/sys/devices/virtual/dmi/id/product_name", v->instance_type,
-		  sizeof(v->instance_type));
-	read_line("/sys/devices/virtual/dmi/id/board_asset_tag", v->instance_id,
-		  sizeof(v->instance_id));
-	if (strncmp(v->instance_id, "i-", 2))
-		v->instance_id[0] = '\0';
-}
-
 /* NEURON_PROCESS_TAG of @pid (if we may read its environment), else its pid. */
 static void proc_tag(uint32_t pid, char *tag, size_t size)
 {
@@ -941,7 +907,7 @@ static double uptime_secs(void)
 {
 	char buf[64];
 
-	return read_line("/proc/uptime", buf, sizeof(buf)) ? strtod(buf, NULL) : 0;
+	return nt_read_line("/proc/uptime", buf, sizeof(buf)) ? strtod(buf, NULL) : 0;
 }
 
 static struct proc_prev *proc_find(struct vstate *v, uint32_t pid, bool add)
@@ -1524,7 +1490,8 @@ static int vendor_run(const char *config)
 	read_cpu_stat(v->cpu_prev, v->n_cpu, &ctxt);
 	v->ctxt_prev = ctxt;
 	v->cpu_valid = true;
-	instance_read(v);
+	nt_instance_read(v->instance_type, sizeof(v->instance_type), v->instance_id,
+			 sizeof(v->instance_id));
 	ret = nt_ctx_open(&c, prog);
 	if (ret)
 		goto out;

@@ -497,3 +497,40 @@ void nt_time_now(char *buf, size_t size)
 	snprintf(buf, size, "%lld.%03ld", (long long)ts.tv_sec,
 		 ts.tv_nsec / 1000000);
 }
+
+bool nt_read_line(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "re");
+	bool ok;
+
+	buf[0] = '\0';
+	if (!f)
+		return false;
+	ok = fgets(buf, size, f);
+	fclose(f);
+	if (!ok) {
+		buf[0] = '\0';
+		return false;
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+	return true;
+}
+
+/*
+ * On EC2 the system vendor is "Amazon EC2", the product name the instance
+ * type and the board asset tag the instance id ("i-...").
+ */
+void nt_instance_read(char *type, size_t type_size, char *id, size_t id_size)
+{
+	char vendor[128];
+
+	type[0] = '\0';
+	id[0] = '\0';
+	if (!nt_read_line("/sys/devices/virtual/dmi/id/sys_vendor", vendor, sizeof(vendor)) ||
+	    strcmp(vendor, "Amazon EC2"))
+		return;
+	nt_read_line("/sys/devices/virtual/dmi/id/product_name", type, type_size);
+	nt_read_line("/sys/devices/virtual/dmi/id/board_asset_tag", id, id_size);
+	if (strncmp(id, "i-", 2))
+		id[0] = '\0';
+}

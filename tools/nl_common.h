@@ -127,6 +127,14 @@ void nt_report(const char *prog, const char *what, int err);
 
 /* Names (never NULL; "unknown" for values this build does not know). */
 const char *nt_nc_state_name(uint32_t state);
+
+/* The first line of @path, without its newline, into @buf: true if read. */
+bool nt_read_line(const char *path, char *buf, size_t size);
+/*
+ * What the machine says about itself (DMI): on EC2 the instance type and
+ * id, anywhere else both empty, never made up.
+ */
+void nt_instance_read(char *type, size_t type_size, char *id, size_t id_size);
 const char *nt_event_name(uint32_t type);
 /* Name of an event's code (reset reason, queue type) or NULL. */
 const char *nt_event_code_name(uint32_t type, uint32_t code);

@@ -339,7 +339,7 @@ static int view_build(const struct nt_snapshot *s, struct ls_view *v)
 		} else {
 			/* A simulated device is as near to any CPU as to another. */
 			nt_read_line("/sys/devices/system/cpu/online", l->cpu_affinity,
-				  sizeof(l->cpu_affinity));
+				     sizeof(l->cpu_affinity));
 		}
 		l->procs = calloc(d->n_ncs ? d->n_ncs : 1, sizeof(*l->procs));
 		if (!l->procs)

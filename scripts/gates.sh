@@ -14,6 +14,8 @@
 #               the uapi headers compile alone in userspace, in C99 (64 and
 #               32 bit) and C++, with -Wpadded (no implicit padding) and a
 #               size that is a multiple of 8 for every struct
+#   lock-rules  every *_locked function of driver/ starts with a lockdep
+#               assertion and is named in docs/locking.md
 #   build-5.10, build-6.12, build-trixie-bpo
 #               W=1 builds against bullseye-security's 5.10 headers, the
 #               bookworm-backports 6.12 headers and the newest
@@ -223,6 +225,35 @@ if command -v g++ >/dev/null; then
 	uapi_gate uapi-c++ g++ -x c++ -std=c++11 -pedantic "${cflags[@]}" "$uapi_dir/t.c"
 else
 	report uapi-c++ "skipped (no g++)"
+fi
+
+# ---- 4b. lock rules ---------------------------------------------------------
+# A function named *_locked must be called with a lock held: its body starts
+# with lockdep_assert_held() (or another lockdep_assert*) within its first
+# 12 lines, and docs/locking.md names it, so the map and the checks agree.
+bad=$(cd "$SRC" && for f in $(grep -rl --include='*.c' '_locked(' driver); do
+	awk -v file="$f" '
+	/^[a-z].*[a-z_0-9]+_locked\(/ && !/;[ \t]*$/ {
+		match($0, /[a-z_0-9]+_locked\(/); name = substr($0, RSTART, RLENGTH - 1)
+		want = 1; body = 0; next }
+	want && /^\{/ { body = 1; n = 0; next }
+	want && body {
+		n++
+		if ($0 ~ /lockdep_assert/) { print "ok " name; want = 0 }
+		else if (n > 12 || /^\}/) { print "bad " name " (" file "): no lockdep_assert in its first lines"; want = 0 }
+	}' "$f"
+done | while read -r what name rest; do
+	if [ "$what" = bad ]; then
+		echo "$name $rest"
+	elif ! grep -q "\b$name()" docs/locking.md; then
+		echo "$name: not named in docs/locking.md"
+	fi
+done)
+nlocked=$(cd "$SRC" && grep -rh --include='*.c' -E '^[a-z].*[a-z_0-9]+_locked\(' driver | grep -vc ';[[:space:]]*$' || true)
+if [ -n "$bad" ] || [ "${nlocked:-0}" -eq 0 ]; then
+	report lock-rules FAILED "${bad:-no *_locked function found}"
+else
+	report lock-rules "ok ($nlocked *_locked functions assert their lock)"
 fi
 
 # ---- 5. builds against the 5.10, 6.12 and trixie-backports headers -------

@@ -65,6 +65,14 @@ coverage:
 privilege-table:
 	@scripts/privilege-table.sh
 
+# tools/syzkaller/dev_neuron.txt and uapi/ agree (host only, a second);
+# syz-const rewrites its .const file from the headers (docs/fuzzing.md).
+syz-check:
+	@scripts/syz-check.sh
+
+syz-const:
+	@scripts/syz-check.sh --const
+
 bench:
 	@scripts/bench.sh
 
@@ -124,5 +132,5 @@ install-uapi:
 		'Version: $(VERSION)' \
 		'Cflags: -I$${includedir}/neuron' > $(DESTDIR)$(PKGDATADIR)/neuron-uapi.pc
 
-.PHONY: all modules clean check demo coverage privilege-table bench shim install tools \
+.PHONY: all modules clean check demo coverage privilege-table syz-check syz-const bench shim install tools \
 	install-tools install-dkms install-udev install-uapi

@@ -170,6 +170,10 @@ summary+=("kernel resolver: ${p:-?} passed, ${f:-?} failed")
 "$S/privilege-table.sh" >"$RUN/privilege-table.log" 2>&1 && ok=0 || ok=1
 check "privilege table against the tests ($RUN/privilege-table.log)" "$ok" "$RUN/privilege-table.log"
 summary+=("privilege table: $(tail -n 1 "$RUN/privilege-table.log")")
+# The syzkaller description (tools/syzkaller/) against uapi/.
+"$S/syz-check.sh" >"$RUN/syz-check.log" 2>&1 && ok=0 || ok=1
+check "syzkaller description against uapi/ ($RUN/syz-check.log)" "$ok" "$RUN/syz-check.log"
+summary+=("syzkaller description: $(tail -n 1 "$RUN/syz-check.log")")
 
 log "building the selftests and neuron-info"
 PROGS="$BUILD/progs"

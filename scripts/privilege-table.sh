@@ -10,7 +10,12 @@
 #   2. every kselftest that runs a part as another uid or without
 #      capabilities (neuron_drop_privileges*(), the helpers become() and
 #      run_child(), setresuid(), TOOL_NOBODY) is named in the document:
-#      a test from the wrong side of a rule has its row.
+#      a test from the wrong side of a rule has its row; so is every test
+#      of the unprivileged suite, selftests/neuron/neuron_unpriv.c;
+#   3. every row of a table (a line "| ... |" that is not a header or a
+#      separator) names its test: a test of 1., a rule whose section names
+#      them ("R3"), or says "**no test**" (then listed under Gaps) or "by
+#      construction".
 #
 # Prints one line per problem and "privilege-table: N tests named, M
 # unprivileged, K problems"; exits 1 on any problem. Needs only bash,
@@ -22,6 +27,7 @@ set -euo pipefail
 TOP=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 DOC=$TOP/docs/privilege-model.md
 ST=$TOP/selftests/neuron
+UNPRIV=$ST/neuron_unpriv.c
 sources=("$ST"/*.c)
 kunit_sources=("$TOP"/driver/tests/*.c)
 set -f
@@ -89,6 +95,41 @@ for t in $unpriv; do
 	fi
 done
 
+# The unprivileged suite: each of its tests has its row.
+u=0
+if [ ! -f "$UNPRIV" ]; then
+	echo "no unprivileged suite: $UNPRIV"
+	problems=$((problems + 1))
+else
+	for t in $(sed -n 's/^TEST_F\(_TIMEOUT\)\?(\([a-z0-9_]*\), *\([a-z0-9_]*\).*/\2.\3/p' "$UNPRIV" | sort -u); do
+		u=$((u + 1))
+		if ! grep -qxF "$t" <<<"$named"; then
+			echo "test of the unprivileged suite without a row: $t"
+			problems=$((problems + 1))
+		fi
+	done
+	[ "$u" -gt 0 ] || { echo "no test in $UNPRIV"; problems=$((problems + 1)); }
+fi
+
+# 3. Each row of a table names its test. A header is the row above a
+# separator ("|---|...").
+rows=0
+while IFS=: read -r line row; do
+	rows=$((rows + 1))
+	if ! grep -qE "(^|[^a-z0-9_.])($fixtures)\.[a-z0-9_*]+|KUnit: |scripts/tests/|(^|[^A-Za-z0-9])R[0-9]+([^0-9]|\$)|\*\*no test\*\*|by construction" <<<"$row"; then
+		echo "row without a test (line $line): ${row:0:100}"
+		problems=$((problems + 1))
+	fi
+done < <(awk '
+	{ line[NR] = $0 }
+	END {
+		sep = "^\\|[-: |]+\\|$"
+		for (i = 1; i <= NR; i++)
+			if (line[i] ~ /^\|/ && line[i] !~ sep && line[i + 1] !~ sep)
+				print i ":" line[i]
+	}
+' "$DOC")
+
 [ -z "${VERBOSE:-}" ] || printf "unprivileged: %s\n" $unpriv
-echo "privilege-table: $n tests named, $m unprivileged, $problems problems"
+echo "privilege-table: $n tests named, $m unprivileged, $u in the unprivileged suite, $rows rows, $problems problems"
 [ "$problems" -eq 0 ]

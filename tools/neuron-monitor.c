@@ -839,6 +839,13 @@ struct nc_prev {
 	uint64_t busy_ns, executions, exec_errors;
 };
 
+/* An NC's executions by status and latency histogram at a baseline. */
+struct exec_prev {
+	bool valid;
+	uint64_t status[NT_EXEC_STATUSES];
+	uint64_t latency[NT_LATENCY_BUCKETS];
+};
+
 struct proc_prev {
 	uint32_t pid;
 	bool seen;			/* in this report */
@@ -846,6 +853,7 @@ struct proc_prev {
 	uint64_t cpu_ticks[2];		/* utime, stime at the last vcpu report */
 	struct nc_prev nc[MAX_NCS];	/* at its last report of a group */
 	struct nc_prev exec_nc[MAX_NCS];
+	struct exec_prev exec_detail[MAX_NCS];
 };
 
 struct vstate {
@@ -1090,21 +1098,71 @@ static void report_rt_vcpu(struct vstate *v, struct proc_prev *pp, double period
 	printf(",\"vcpu_usage\":{\"user\":%.2f,\"system\":%.2f}", user, sys);
 }
 
+/* The baseline of @nc's executions by status and latencies, if it has them. */
+static void exec_detail_set(struct exec_prev *e, const struct nt_nc *nc)
+{
+	e->valid = (nc->have & NT_NC_EXEC_STATUS) && (nc->have & NT_NC_EXEC_LATENCY);
+	memcpy(e->status, nc->exec_status, sizeof(e->status));
+	memcpy(e->latency, nc->exec_latency, sizeof(e->latency));
+}
+
+/*
+ * The percentile @q (0 to 1) of the latencies counted in @h (bucket i:
+ * 2^i to 2^(i+1) - 1 ns), @n of them, in seconds: the rank's place in its
+ * bucket, as if the bucket's latencies were evenly spread (an estimate
+ * within a factor of 2).
+ */
+static double hist_percentile(const uint64_t *h, uint64_t n, double q)
+{
+	double rank = q * (n - 1), lo = 0, hi = 1;
+	uint64_t cum = 0;
+	unsigned int i;
+
+	for (i = 0; i < NT_LATENCY_BUCKETS; i++) {
+		if (!h[i])
+			continue;
+		lo = i ? ldexp(1, i) : 0;
+		hi = ldexp(1, i + 1);
+		if (rank < cum + h[i])
+			return (lo + (hi - lo) * (rank - cum + 0.5) / h[i]) / 1e9;
+		cum += h[i];
+	}
+	return hi / 1e9;
+}
+
+/* The latency object of the vendor's format from histogram @h, or null. */
+static void print_latency(const uint64_t *h)
+{
+	static const struct { const char *key; double q; } pct[] = {
+		{ "p0", 0 }, { "p1", 0.01 }, { "p25", 0.25 }, { "p50", 0.5 },
+		{ "p75", 0.75 }, { "p99", 0.99 }, { "p100", 1 },
+	};
+	uint64_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < NT_LATENCY_BUCKETS; i++)
+		n += h[i];
+	if (!n) {
+		printf("null");
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(pct); i++)
+		printf("%s\"%s\":%.9g", i ? "," : "{", pct[i].key, hist_percentile(h, n, pct[i].q));
+	printf("}");
+}
+
 static void report_exec_stats(const struct nt_snapshot *s, struct proc_prev *pp)
 {
-	static const char *const err_kinds[] = {
-		"numerical", "transient", "model", "runtime", "hardware",
-	};
-	static const char *const statuses[] = {
-		"completed_with_num_err", "timed_out", "incorrect_input", "failed_to_queue",
-	};
-	uint64_t execs = 0, errs = 0;
-	unsigned int i, j;
+	static const char *const zero_kinds[] = { "numerical", "model", "runtime" };
+	uint64_t execs = 0, errs = 0, st[NT_EXEC_STATUSES] = { 0 }, lat[NT_LATENCY_BUCKETS] = { 0 };
+	bool detail = true;
+	unsigned int i, j, k;
 
 	for (i = 0; i < s->n_devs; i++)
 		for (j = 0; j < s->devs[i].n_ncs; j++) {
 			const struct nt_nc *nc = &s->devs[i].ncs[j];
 			unsigned int g = global_nc(s, i, j);
+			struct exec_prev *e = &pp->exec_detail[g];
 
 			if (!owns(nc, pp->pid) || g >= MAX_NCS)
 				continue;
@@ -1113,22 +1171,53 @@ static void report_exec_stats(const struct nt_snapshot *s, struct proc_prev *pp)
 				execs += nc->executions - pp->exec_nc[g].executions;
 				errs += nc->exec_errors - pp->exec_nc[g].exec_errors;
 			}
+			if (e->valid && (nc->have & NT_NC_EXEC_STATUS) &&
+			    (nc->have & NT_NC_EXEC_LATENCY)) {
+				for (k = 0; k < NT_EXEC_STATUSES; k++)
+					st[k] += nc->exec_status[k] - e->status[k];
+				for (k = 0; k < NT_LATENCY_BUCKETS; k++)
+					lat[k] += nc->exec_latency[k] - e->latency[k];
+			} else if (pp->exec_nc[g].valid) {
+				detail = false;
+			}
 			pp->exec_nc[g] = (struct nc_prev){ true, nc->busy_ns, nc->executions,
 							   nc->exec_errors };
+			exec_detail_set(e, nc);
 		}
 	if (errs > execs)
 		errs = execs;
+	if (!detail) {
+		/*
+		 * A kernel without the counts by status: an execution ended
+		 * well or not, all errors are "generic"; no latency.
+		 */
+		memset(st, 0, sizeof(st));
+		memset(lat, 0, sizeof(lat));
+		st[NT_EXEC_OK] = execs - errs;
+		st[NT_EXEC_DEVICE_ERROR] = errs;
+	}
 	/*
-	 * The driver tells an execution that ended well from one that did
-	 * not, not the kind of error: all of them are "generic" here.
+	 * The kinds (docs/compat.md): a bad input is generic, a cancelled
+	 * execution transient (it runs when submitted again), a device error
+	 * or a timeout (the NC was reset) hardware.
 	 */
-	printf(",\"error_summary\":{\"generic\":%llu", (unsigned long long)errs);
-	json_keys(err_kinds, ARRAY_SIZE(err_kinds), "0", false);
-	printf("},\"execution_summary\":{\"completed\":%llu", (unsigned long long)(execs - errs));
-	printf(",\"completed_with_err\":%llu", (unsigned long long)errs);
-	json_keys(statuses, ARRAY_SIZE(statuses), "0", false);
-	/* No latency histogram yet: null, the vendor's "nothing ran". */
-	printf("},\"latency_stats\":{\"total_latency\":null,\"device_latency\":null}");
+	printf(",\"error_summary\":{\"generic\":%llu",
+	       (unsigned long long)(detail ? st[NT_EXEC_BAD_INPUT] : errs));
+	json_keys(zero_kinds, ARRAY_SIZE(zero_kinds), "0", false);
+	printf(",\"transient\":%llu,\"hardware\":%llu}",
+	       (unsigned long long)st[NT_EXEC_CANCELLED],
+	       (unsigned long long)(detail ? st[NT_EXEC_DEVICE_ERROR] + st[NT_EXEC_TIMEOUT] : 0));
+	printf(",\"execution_summary\":{\"completed\":%llu", (unsigned long long)st[NT_EXEC_OK]);
+	printf(",\"completed_with_err\":%llu",
+	       (unsigned long long)(st[NT_EXEC_DEVICE_ERROR] + st[NT_EXEC_CANCELLED]));
+	printf(",\"completed_with_num_err\":0,\"timed_out\":%llu",
+	       (unsigned long long)st[NT_EXEC_TIMEOUT]);
+	printf(",\"incorrect_input\":%llu,\"failed_to_queue\":0}",
+	       (unsigned long long)st[NT_EXEC_BAD_INPUT]);
+	/* Only the time on the core is known: no total latency. */
+	printf(",\"latency_stats\":{\"total_latency\":null,\"device_latency\":");
+	print_latency(lat);
+	printf("}");
 }
 
 static const struct rt_conf *rt_match(const struct vconf *c, const char *tag)
@@ -1724,6 +1813,7 @@ static int seed_procs(struct nt_ctx *c, struct vstate *v, double now)
 			pp->nc[gi] = (struct nc_prev){ true, nc->busy_ns, nc->executions,
 						       nc->exec_errors };
 			pp->exec_nc[gi] = pp->nc[gi];
+			exec_detail_set(&pp->exec_detail[gi], nc);
 			if (proc_cpu(nc->owner_pid, &ut, &st, &start)) {
 				pp->cpu_ticks[0] = ut;
 				pp->cpu_ticks[1] = st;

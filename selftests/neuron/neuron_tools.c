@@ -1503,6 +1503,35 @@ static const struct jval *report_runtime(const struct jval *doc, pid_t pid)
 }
 
 /*
+ * A latency object of execution_stats: null when nothing ran (@runs 0),
+ * else the percentiles p0 to p100 in seconds, in order, each above 0 and
+ * below the executions' 10 s.
+ */
+static void check_latency(struct __test_metadata *_metadata, const struct jval *l,
+			  unsigned long long runs)
+{
+	static const char *const pct[] = { "p0", "p1", "p25", "p50", "p75", "p99", "p100" };
+	double prev = 0;
+	unsigned int k;
+
+	ASSERT_NE(NULL, l);
+	if (!runs) {
+		EXPECT_EQ(J_NULL, (int)l->type);
+		return;
+	}
+	check_keys(_metadata, l, "device_latency", pct, ARRAY_SIZE(pct));
+	for (k = 0; k < ARRAY_SIZE(pct); k++) {
+		const struct jval *v = jget(l, pct[k]);
+
+		ASSERT_TRUE(jnum(v)) TH_LOG("%s", pct[k]);
+		EXPECT_LT(0.0, v->num) TH_LOG("%s", pct[k]);
+		EXPECT_GT(10.0, v->num) TH_LOG("%s", pct[k]);
+		EXPECT_LE(prev, v->num) TH_LOG("%s below the one before", pct[k]);
+		prev = v->num;
+	}
+}
+
+/*
  * The workload of the monitor tests: NC 0 of @node reserved and, with
  * @exec, a model loaded with an input and an output bound in @bind.
  * Answers NC 0's number in the instance's numbering (neuron-ls's).
@@ -1671,10 +1700,13 @@ TEST_F(tools, monitor_vendor_config)
 			   sum_keys, ARRAY_SIZE(sum_keys));
 		EXPECT_TRUE(jget_u64(jget(g, "execution_summary"), "completed", u));
 		completed += u[0];
+		check_latency(_metadata, jget(jget(g, "latency_stats"), "device_latency"), u[0]);
 		EXPECT_TRUE(jget_u64(jget(g, "execution_summary"), "completed_with_err", u));
 		EXPECT_EQ(0ULL, u[0]);
-		EXPECT_NE(NULL, jget(jget(g, "latency_stats"), "total_latency"));
-		EXPECT_NE(NULL, jget(jget(g, "latency_stats"), "device_latency"));
+		for (e = jget(g, "error_summary")->child; e; e = e->next)
+			EXPECT_TRUE(e->is_uint && !e->u) TH_LOG("error_summary.%s", e->key);
+		e = jget(jget(g, "latency_stats"), "total_latency");
+		EXPECT_TRUE(e && e->type == J_NULL);
 		jfree(doc);
 	}
 	EXPECT_TRUE(seen);

@@ -1571,6 +1571,28 @@ static unsigned int mon_workload_setup(struct __test_metadata *_metadata,
 }
 
 /*
+ * Write the monitor config file @cfg (a mkstemp() template): the root
+ * @period, a runtime whose tag_filter is this process's pid, then @rest.
+ */
+static void mon_config_write(struct __test_metadata *_metadata, char *cfg,
+			     const char *period, const char *const *rest, unsigned int n)
+{
+	char text[1024];
+	unsigned int k;
+	int fd;
+
+	snprintf(text, sizeof(text),
+		 "{\"period\": \"%s\", \"neuron_runtimes\": [{\"tag_filter\": \"^%d$\", ",
+		 period, getpid());
+	for (k = 0; k < n; k++)
+		strncat(text, rest[k], sizeof(text) - strlen(text) - 1);
+	fd = mkstemp(cfg);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ((ssize_t)strlen(text), write(fd, text, strlen(text)));
+	close(fd);
+}
+
+/*
  * -c FILE: the config's period and groups honoured; this process, holding
  * NC 0 and running a workload, is a runtime entry with its tag (its pid),
  * its NeuronCore under its instance-wide number, its memory, and as many
@@ -1613,7 +1635,7 @@ TEST_F(tools, monitor_vendor_config)
 	__u32 model = 0, bind[2], status;
 	char key[16], text[1024];
 	bool exec, seen = false;
-	int fd, lines, k;
+	int fd, lines;
 	struct mon *m;
 	char *p, *nl;
 	FILE *f;
@@ -1622,15 +1644,7 @@ TEST_F(tools, monitor_vendor_config)
 		SKIP(return, "no NEURON_CAP_RESERVE");
 	exec = self->info.caps & NEURON_CAP_EXEC;
 	first_nc = mon_workload_setup(_metadata, &self->node, exec, &model, bind);
-	snprintf(text, sizeof(text),
-		 "{\"period\": \"400ms\", \"neuron_runtimes\": [{\"tag_filter\": \"^%d$\", ",
-		 getpid());
-	for (k = 0; k < (int)ARRAY_SIZE(config_rest); k++)
-		strncat(text, config_rest[k], sizeof(text) - strlen(text) - 1);
-	fd = mkstemp(cfg);
-	ASSERT_LE(0, fd);
-	ASSERT_EQ((ssize_t)strlen(text), write(fd, text, strlen(text)));
-	close(fd);
+	mon_config_write(_metadata, cfg, "400ms", config_rest, ARRAY_SIZE(config_rest));
 
 	m = malloc(sizeof(*m));
 	ASSERT_NE(NULL, m);
@@ -1973,7 +1987,7 @@ static void prom_check_sample(struct __test_metadata *_metadata, const char *lin
  */
 TEST_F(tools, monitor_prometheus_vendor)
 {
-	char cfg[] = "/tmp/neuron-monitor-XXXXXX", text[1024], tag[16], nc[16];
+	char cfg[] = "/tmp/neuron-monitor-XXXXXX", tag[16], nc[16];
 	char *const argv[] = { "neuron-monitor", "--prometheus", "-c", cfg, "--verbose", "1",
 			       NULL };
 	static const char *const config_rest[] = {
@@ -1988,7 +2002,6 @@ TEST_F(tools, monitor_prometheus_vendor)
 	unsigned int k, runs;
 	struct mon *m;
 	bool exec;
-	int fd;
 
 	if (!(self->info.caps & NEURON_CAP_RESERVE))
 		SKIP(return, "no NEURON_CAP_RESERVE");
@@ -1996,15 +2009,7 @@ TEST_F(tools, monitor_prometheus_vendor)
 	snprintf(nc, sizeof(nc), "%u",
 		 mon_workload_setup(_metadata, &self->node, exec, &model, bind));
 	snprintf(tag, sizeof(tag), "%d", getpid());
-	snprintf(text, sizeof(text),
-		 "{\"period\": \"4s\", \"neuron_runtimes\": [{\"tag_filter\": \"^%d$\", ",
-		 getpid());
-	for (k = 0; k < ARRAY_SIZE(config_rest); k++)
-		strncat(text, config_rest[k], sizeof(text) - strlen(text) - 1);
-	fd = mkstemp(cfg);
-	ASSERT_LE(0, fd);
-	ASSERT_EQ((ssize_t)strlen(text), write(fd, text, strlen(text)));
-	close(fd);
+	mon_config_write(_metadata, cfg, "4s", config_rest, ARRAY_SIZE(config_rest));
 
 	m = malloc(sizeof(*m));
 	ASSERT_NE(NULL, m);

@@ -138,6 +138,8 @@ static void neuron_exec_finish(struct neuron_exec_queue *eq,
 	atomic64_inc(&eq->nc->executions);
 	if (err)
 		atomic64_inc(&eq->nc->exec_errors);
+	neuron_nc_count_exec(eq->nc, neuron_exec_status(err),
+			     started ? ktime_get_ns() - started : 0);
 	trace_neuron_exec_complete(eq->nc->nd->minor, eq->nc->index,
 				   job->fence.seqno, neuron_exec_status(err),
 				   started);

@@ -7,6 +7,8 @@
 #ifndef _NEURON_NC_H
 #define _NEURON_NC_H
 
+#include <linux/log2.h>
+#include <linux/minmax.h>
 #include <linux/mutex.h>
 #include <linux/pid.h>
 #include <linux/rwsem.h>
@@ -14,6 +16,11 @@
 #include <linux/wait.h>
 
 #include "neuron_common.h"
+
+/* The NEURON_EXEC_* statuses (uapi/neuron.h) an execution ends with. */
+#define NEURON_NC_EXEC_STATUSES		(NEURON_EXEC_CANCELLED + 1)
+/* Buckets of the latency histogram: 2^39 ns (9 min) and more in the last. */
+#define NEURON_NC_LATENCY_BUCKETS	40
 
 /**
  * struct neuron_nc - one NeuronCore of a device
@@ -52,6 +59,10 @@
  * @executions: executions that ended (however they ended).
  * @exec_errors: executions that did not end NEURON_EXEC_OK.
  * @busy_ns: time the NC's core spent executing.
+ * @exec_status: executions that ended, by their NEURON_EXEC_* status.
+ * @exec_latency: executions that ran on the core, by their time on it:
+ *	bucket i counts those of 2^i to 2^(i+1) - 1 ns (bucket 0 from 0 ns,
+ *	the last one with no end).
  */
 struct neuron_nc {
 	struct neuron_device *nd;
@@ -74,7 +85,21 @@ struct neuron_nc {
 	atomic64_t executions;
 	atomic64_t exec_errors;
 	atomic64_t busy_ns;
+	atomic64_t exec_status[NEURON_NC_EXEC_STATUSES];
+	atomic64_t exec_latency[NEURON_NC_LATENCY_BUCKETS];
 };
+
+/*
+ * An execution on @nc ended with NEURON_EXEC_* @status after @ns on the
+ * core (0 when it never ran).
+ */
+static inline void neuron_nc_count_exec(struct neuron_nc *nc, u32 status, u64 ns)
+{
+	atomic64_inc(&nc->exec_status[min_t(u32, status, NEURON_NC_EXEC_STATUSES - 1)]);
+	if (ns)
+		atomic64_inc(&nc->exec_latency[min_t(u32, ilog2(ns),
+						     NEURON_NC_LATENCY_BUCKETS - 1)]);
+}
 
 int neuron_nc_enter(struct neuron_file *nf, u64 mask, u64 mine);
 void neuron_nc_exit(struct neuron_file *nf, u64 mask);

@@ -7,8 +7,9 @@
  *
  * Nothing here changes state: no operation needs a privilege, and none has
  * GENL_ADMIN_PERM. What could tell one user about another (the pid of a
- * reservation) follows the rule of NEURON_QUERY_NC_STATE: only to the same
- * effective uid or to CAP_SYS_ADMIN. No kernel address is ever sent.
+ * reservation, its executions by status and their latencies) follows the
+ * rule of NEURON_QUERY_NC_STATE: only to the same effective uid or to
+ * CAP_SYS_ADMIN. No kernel address is ever sent.
  *
  * The family lives in the initial network namespace only (netnsok false):
  * the devices are not per namespace.
@@ -93,6 +94,22 @@ static const struct nla_policy neuron_nl_policy[NEURON_A_MAX + 1] = {
 	[NEURON_A_CHANNEL_USED] = { .type = NLA_U64 },
 	/* Padding of the u64 attributes: never in a request. */
 	[NEURON_A_PAD] = { .type = NLA_REJECT },
+	[NEURON_A_NC_EXEC_OK] = { .type = NLA_U64 },
+	[NEURON_A_NC_EXEC_BAD_INPUT] = { .type = NLA_U64 },
+	[NEURON_A_NC_EXEC_DEVICE_ERROR] = { .type = NLA_U64 },
+	[NEURON_A_NC_EXEC_TIMEOUT] = { .type = NLA_U64 },
+	[NEURON_A_NC_EXEC_CANCELLED] = { .type = NLA_U64 },
+	/* An answer's histogram: never in a request. */
+	[NEURON_A_NC_EXEC_LATENCY] = { .type = NLA_REJECT },
+};
+
+/* NEURON_A_NC_EXEC_OK.. in the order of the NEURON_EXEC_* statuses. */
+static const u16 neuron_nl_exec_status_attr[NEURON_NC_EXEC_STATUSES] = {
+	[NEURON_EXEC_OK] = NEURON_A_NC_EXEC_OK,
+	[NEURON_EXEC_BAD_INPUT] = NEURON_A_NC_EXEC_BAD_INPUT,
+	[NEURON_EXEC_DEVICE_ERROR] = NEURON_A_NC_EXEC_DEVICE_ERROR,
+	[NEURON_EXEC_TIMEOUT] = NEURON_A_NC_EXEC_TIMEOUT,
+	[NEURON_EXEC_CANCELLED] = NEURON_A_NC_EXEC_CANCELLED,
 };
 
 static const struct genl_multicast_group neuron_nl_mcgrps[] = {
@@ -236,17 +253,43 @@ static int neuron_nl_dev_dumpit(struct sk_buff *skb, struct netlink_callback *cb
 
 /* ---- NC_GET ---- */
 
+/* The executions of @nc by status and its latency histogram. */
+static int neuron_nl_put_exec_stats(struct sk_buff *skb, struct neuron_nc *nc)
+{
+	struct nlattr *hist;
+	u32 i;
+
+	for (i = 0; i < NEURON_NC_EXEC_STATUSES; i++)
+		if (nla_put_u64_64bit(skb, neuron_nl_exec_status_attr[i],
+				      atomic64_read(&nc->exec_status[i]), NEURON_A_PAD))
+			return -EMSGSIZE;
+	hist = nla_nest_start(skb, NEURON_A_NC_EXEC_LATENCY);
+	if (!hist)
+		return -EMSGSIZE;
+	/* Type i + 1 is bucket i; the padding inside is type 0. */
+	for (i = 0; i < NEURON_NC_LATENCY_BUCKETS; i++)
+		if (nla_put_u64_64bit(skb, i + 1, atomic64_read(&nc->exec_latency[i]), 0)) {
+			nla_nest_cancel(skb, hist);
+			return -EMSGSIZE;
+		}
+	nla_nest_end(skb, hist);
+	return 0;
+}
+
 /* One NC_GET answer for NC @nc of @nd (a reference held by the caller). */
 static int neuron_nl_fill_nc(struct sk_buff *skb, struct neuron_device *nd,
 			     struct neuron_nc *nc, u32 portid, u32 seq, int flags)
 {
+	bool visible;
 	pid_t pid = 0;
 	void *hdr;
 	u32 state;
 
 	mutex_lock(&nc->lock);
 	state = neuron_nc_state_locked(nc);
-	if (nc->owner && neuron_nc_owner_visible_locked(nc))
+	/* The reserver's, or CAP_SYS_ADMIN (of a free NC: only that). */
+	visible = nc->owner ? neuron_nc_owner_visible_locked(nc) : capable(CAP_SYS_ADMIN);
+	if (nc->owner && visible)
 		pid = neuron_nc_owner_pid_locked(nc);
 	mutex_unlock(&nc->lock);
 
@@ -274,7 +317,8 @@ static int neuron_nl_fill_nc(struct sk_buff *skb, struct neuron_device *nd,
 	    nla_put_u64_64bit(skb, NEURON_A_NC_MEM_DEVICE,
 			      atomic64_read(&nc->usage.device), NEURON_A_PAD) ||
 	    nla_put_u64_64bit(skb, NEURON_A_NC_MEM_HOST,
-			      atomic64_read(&nc->usage.host), NEURON_A_PAD)) {
+			      atomic64_read(&nc->usage.host), NEURON_A_PAD) ||
+	    (visible && neuron_nl_put_exec_stats(skb, nc))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}

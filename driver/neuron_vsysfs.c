@@ -10,13 +10,19 @@
  * gets one such sysfs-only device (no device number, so no second node):
  * core_count, connected_devices, info/architecture/{arch_type,
  * device_name, instance_type} and, per NeuronCore,
- * neuron_core<M>/info/architecture/arch_type. The directories below the
- * device are plain kobjects (an attribute group gives one level only).
+ * neuron_core<M>/info/architecture/arch_type and
+ * neuron_core<M>/stats/status/<status>/{total,present} for the statuses
+ * the driver counts. The directories below the device are plain kobjects
+ * (an attribute group gives one level only), but for the status ones,
+ * which carry their NC, status and the baseline of "present".
  *
- * Everything here is world-readable and says nothing about users. The
- * tree goes away at the start of the device's removal, before the device
- * itself: kernfs waits for the readers, so no show runs after it.
+ * Everything here is world-readable and says nothing about users (the
+ * counts by status are the NC's, as the executions in our class); only
+ * root clears a "present". The tree goes away at the start of the
+ * device's removal, before the device itself: kernfs waits for the
+ * readers, so no show runs after it.
  */
+#include <linux/capability.h>
 #include <linux/device.h>
 #include <linux/kobject.h>
 #include <linux/slab.h>
@@ -26,8 +32,23 @@
 #include "neuron_nc.h"
 #include "neuron_device.h"
 
-/* The kobjects of one device's tree, put in reverse order. */
-#define NEURON_VSYSFS_KOBJS	(2 + 3 * NEURON_MAX_NC)
+/* The vendor's per-core statuses the driver counts, and their NEURON_EXEC_*. */
+static const struct {
+	const char *name;
+	u32 status;
+} neuron_vstatus[] = {
+	{ "success", NEURON_EXEC_OK },
+	{ "exec_bad_input", NEURON_EXEC_BAD_INPUT },
+	{ "hw_error", NEURON_EXEC_DEVICE_ERROR },
+	{ "timeout", NEURON_EXEC_TIMEOUT },
+};
+
+/*
+ * The kobjects of one device's tree, put in reverse order: info and
+ * architecture, then per NC the core, its info and architecture, stats,
+ * status and one per status.
+ */
+#define NEURON_VSYSFS_KOBJS	(2 + (5 + ARRAY_SIZE(neuron_vstatus)) * NEURON_MAX_NC)
 
 struct neuron_vsysfs {
 	struct device *dev;
@@ -174,6 +195,79 @@ static const struct attribute_group neuron_nc_arch_group = {
 	.attrs = neuron_nc_arch_attrs,
 };
 
+/* ---- neuron_core<M>/stats/status/<status>/ ---- */
+
+/**
+ * struct neuron_vstat - the directory of one status of one NC
+ * @kobj: the directory.
+ * @nc: the NC (inside the device, which outlives the tree).
+ * @status: NEURON_EXEC_*.
+ * @base: the count when "present" was last cleared.
+ */
+struct neuron_vstat {
+	struct kobject kobj;
+	struct neuron_nc *nc;
+	u32 status;
+	atomic64_t base;
+};
+
+static struct neuron_vstat *to_neuron_vstat(struct kobject *kobj)
+{
+	return container_of(kobj, struct neuron_vstat, kobj);
+}
+
+static u64 neuron_vstat_count(struct neuron_vstat *st)
+{
+	return atomic64_read(&st->nc->exec_status[st->status]);
+}
+
+static ssize_t vstat_total_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", neuron_vstat_count(to_neuron_vstat(kobj)));
+}
+
+static ssize_t vstat_present_show(struct kobject *kobj, struct kobj_attribute *attr,
+				  char *buf)
+{
+	struct neuron_vstat *st = to_neuron_vstat(kobj);
+
+	return sysfs_emit(buf, "%llu\n", neuron_vstat_count(st) - atomic64_read(&st->base));
+}
+
+/* Writing anything clears "present": it counts from now. */
+static ssize_t vstat_present_store(struct kobject *kobj, struct kobj_attribute *attr,
+				   const char *buf, size_t count)
+{
+	struct neuron_vstat *st = to_neuron_vstat(kobj);
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	atomic64_set(&st->base, neuron_vstat_count(st));
+	return count;
+}
+
+static struct kobj_attribute neuron_vstat_total = __ATTR(total, 0444, vstat_total_show, NULL);
+static struct kobj_attribute neuron_vstat_present =
+	__ATTR(present, 0644, vstat_present_show, vstat_present_store);
+
+static struct attribute *neuron_vstat_attrs[] = {
+	&neuron_vstat_total.attr,
+	&neuron_vstat_present.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(neuron_vstat);
+
+static void neuron_vstat_release(struct kobject *kobj)
+{
+	kfree(to_neuron_vstat(kobj));
+}
+
+static struct kobj_type neuron_vstat_ktype = {
+	.release = neuron_vstat_release,
+	.sysfs_ops = &kobj_sysfs_ops,
+	.default_groups = neuron_vstat_groups,
+};
+
 /* A kobject @name under @parent, kept in @vs for the removal, or NULL. */
 static struct kobject *neuron_vsysfs_kobj(struct neuron_vsysfs *vs, const char *name,
 					  struct kobject *parent)
@@ -201,6 +295,38 @@ static int neuron_vsysfs_arch(struct neuron_vsysfs *vs, struct kobject *parent,
 	if (!arch)
 		return -ENOMEM;
 	return sysfs_create_group(arch, group);
+}
+
+/* stats/status/<status>/ of NC @nc under its directory @core: 0 or -errno. */
+static int neuron_vsysfs_status(struct neuron_vsysfs *vs, struct kobject *core,
+				struct neuron_nc *nc)
+{
+	struct kobject *stats, *status;
+	struct neuron_vstat *st;
+	size_t i;
+	int ret;
+
+	stats = neuron_vsysfs_kobj(vs, "stats", core);
+	status = stats ? neuron_vsysfs_kobj(vs, "status", stats) : NULL;
+	if (!status)
+		return -ENOMEM;
+	for (i = 0; i < ARRAY_SIZE(neuron_vstatus); i++) {
+		if (WARN_ON(vs->n_kobj == NEURON_VSYSFS_KOBJS))
+			return -ENOMEM;
+		st = kzalloc(sizeof(*st), GFP_KERNEL);
+		if (!st)
+			return -ENOMEM;
+		st->nc = nc;
+		st->status = neuron_vstatus[i].status;
+		ret = kobject_init_and_add(&st->kobj, &neuron_vstat_ktype, status, "%s",
+					   neuron_vstatus[i].name);
+		if (ret) {
+			kobject_put(&st->kobj);
+			return ret;
+		}
+		vs->kobj[vs->n_kobj++] = &st->kobj;
+	}
+	return 0;
 }
 
 /**
@@ -251,6 +377,8 @@ int neuron_vsysfs_add(struct neuron_device *nd)
 		snprintf(name, sizeof(name), "neuron_core%u", m);
 		core = neuron_vsysfs_kobj(vs, name, &vs->dev->kobj);
 		ret = core ? neuron_vsysfs_arch(vs, core, &neuron_nc_arch_group) : -ENOMEM;
+		if (!ret)
+			ret = neuron_vsysfs_status(vs, core, neuron_nc_get(nd, m));
 	}
 	if (ret)
 		neuron_vsysfs_remove(nd);

@@ -3,9 +3,10 @@
  * neuron-monitor: follow the "events" multicast group of the generic
  * netlink family "neuron" (uapi/neuron_netlink.h) and print one JSON line
  * per event; with --interval, also a JSON line of statistics per device
- * every N seconds; with --prometheus, print the statistics once in the
- * Prometheus text exposition format (for node_exporter's textfile
- * collector) and exit.
+ * every N seconds; with --prometheus, one report of the vendor's stream
+ * in the metric names of the vendor's Prometheus exporter; with
+ * --prometheus-native, our statistics once in the Prometheus text
+ * exposition format (for node_exporter's textfile collector).
  *
  * Exit status: 0 ok, 1 the neuron module is not loaded, 2 a netlink error
  * (permission denied included), 64 bad usage (docs/man/neuron-monitor.1).
@@ -64,7 +65,8 @@ static void print_usage(FILE *f)
 	fprintf(f,
 		"Usage: %s [-c|--config-file FILE] [--verbose N]\n"
 		"       %s --events [--count N] [--interval SECONDS] [--verbose N]\n"
-		"       %s --prometheus\n"
+		"       %s --prometheus [-c FILE]\n"
+		"       %s --prometheus-native\n"
 		"Report on the neuron devices and the processes using them (generic\n"
 		"netlink family 'neuron').\n"
 		"\n"
@@ -79,13 +81,16 @@ static void print_usage(FILE *f)
 		"  -i, --interval SECS     also print a statistics line per device every SECS\n"
 		"                          (implies --events)\n"
 		"  -f, --follow            the same as --events\n"
-		"  -p, --prometheus        print the statistics once in the Prometheus text\n"
-		"                          format and exit\n"
+		"  -p, --prometheus        print one report (a period after the start) as the\n"
+		"                          vendor's Prometheus exporter names it, and exit\n"
+		"Ours:\n"
+		"      --prometheus-native print our statistics of every device and NeuronCore\n"
+		"                          once in the Prometheus text format and exit\n"
 		"  -h, --help              print this help and exit\n"
 		"\n"
 		"Exit status: 0 ok, 1 the neuron driver is not loaded, 2 netlink error\n"
 		"(permission denied included), 64 bad usage or a bad config file.\n",
-		prog, prog, prog);
+		prog, prog, prog, prog);
 }
 
 static void on_signal(int sig)
@@ -464,12 +469,17 @@ static void cj_ws(const char **p)
 
 static char *cj_string(const char **p)
 {
-	size_t len = 0, cap = strlen(*p) + 1;
+	const char *q = *p + 1;
+	unsigned int u;
+	size_t len = 0;
 	char *s;
 
 	if (**p != '"')
 		return NULL;
-	s = malloc(cap);
+	/* Room for the string as written: its value is not longer. */
+	while (*q && *q != '"')
+		q += *q == '\\' && q[1] ? 2 : 1;
+	s = malloc(q - *p);
 	if (!s)
 		return NULL;
 	for ((*p)++; **p && **p != '"'; (*p)++) {
@@ -500,7 +510,14 @@ static char *cj_string(const char **p)
 			case '/':
 				c = **p;
 				break;
-			default:	/* \u: not needed in a config file */
+			case 'u':
+				/* Ours escape single bytes only (nt_json_string()). */
+				if (sscanf(*p + 1, "%4x", &u) != 1 || u < 1 || u > 0xff)
+					goto bad;
+				c = (char)u;
+				*p += 4;
+				break;
+			default:
 				goto bad;
 			}
 		}
@@ -822,6 +839,13 @@ struct nc_prev {
 	uint64_t busy_ns, executions, exec_errors;
 };
 
+/* An NC's executions by status and latency histogram at a baseline. */
+struct exec_prev {
+	bool valid;
+	uint64_t status[NT_EXEC_STATUSES];
+	uint64_t latency[NT_LATENCY_BUCKETS];
+};
+
 struct proc_prev {
 	uint32_t pid;
 	bool seen;			/* in this report */
@@ -829,6 +853,7 @@ struct proc_prev {
 	uint64_t cpu_ticks[2];		/* utime, stime at the last vcpu report */
 	struct nc_prev nc[MAX_NCS];	/* at its last report of a group */
 	struct nc_prev exec_nc[MAX_NCS];
+	struct exec_prev exec_detail[MAX_NCS];
 };
 
 struct vstate {
@@ -1073,21 +1098,71 @@ static void report_rt_vcpu(struct vstate *v, struct proc_prev *pp, double period
 	printf(",\"vcpu_usage\":{\"user\":%.2f,\"system\":%.2f}", user, sys);
 }
 
+/* The baseline of @nc's executions by status and latencies, if it has them. */
+static void exec_detail_set(struct exec_prev *e, const struct nt_nc *nc)
+{
+	e->valid = (nc->have & NT_NC_EXEC_STATUS) && (nc->have & NT_NC_EXEC_LATENCY);
+	memcpy(e->status, nc->exec_status, sizeof(e->status));
+	memcpy(e->latency, nc->exec_latency, sizeof(e->latency));
+}
+
+/*
+ * The percentile @q (0 to 1) of the latencies counted in @h (bucket i:
+ * 2^i to 2^(i+1) - 1 ns), @n of them, in seconds: the rank's place in its
+ * bucket, as if the bucket's latencies were evenly spread (an estimate
+ * within a factor of 2).
+ */
+static double hist_percentile(const uint64_t *h, uint64_t n, double q)
+{
+	double rank = q * (n - 1), lo = 0, hi = 1;
+	uint64_t cum = 0;
+	unsigned int i;
+
+	for (i = 0; i < NT_LATENCY_BUCKETS; i++) {
+		if (!h[i])
+			continue;
+		lo = i ? ldexp(1, i) : 0;
+		hi = ldexp(1, i + 1);
+		if (rank < cum + h[i])
+			return (lo + (hi - lo) * (rank - cum + 0.5) / h[i]) / 1e9;
+		cum += h[i];
+	}
+	return hi / 1e9;
+}
+
+/* The latency object of the vendor's format from histogram @h, or null. */
+static void print_latency(const uint64_t *h)
+{
+	static const struct { const char *key; double q; } pct[] = {
+		{ "p0", 0 }, { "p1", 0.01 }, { "p25", 0.25 }, { "p50", 0.5 },
+		{ "p75", 0.75 }, { "p99", 0.99 }, { "p100", 1 },
+	};
+	uint64_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < NT_LATENCY_BUCKETS; i++)
+		n += h[i];
+	if (!n) {
+		printf("null");
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(pct); i++)
+		printf("%s\"%s\":%.9g", i ? "," : "{", pct[i].key, hist_percentile(h, n, pct[i].q));
+	printf("}");
+}
+
 static void report_exec_stats(const struct nt_snapshot *s, struct proc_prev *pp)
 {
-	static const char *const err_kinds[] = {
-		"numerical", "transient", "model", "runtime", "hardware",
-	};
-	static const char *const statuses[] = {
-		"completed_with_num_err", "timed_out", "incorrect_input", "failed_to_queue",
-	};
-	uint64_t execs = 0, errs = 0;
-	unsigned int i, j;
+	static const char *const zero_kinds[] = { "numerical", "model", "runtime" };
+	uint64_t execs = 0, errs = 0, st[NT_EXEC_STATUSES] = { 0 }, lat[NT_LATENCY_BUCKETS] = { 0 };
+	bool detail = true;
+	unsigned int i, j, k;
 
 	for (i = 0; i < s->n_devs; i++)
 		for (j = 0; j < s->devs[i].n_ncs; j++) {
 			const struct nt_nc *nc = &s->devs[i].ncs[j];
 			unsigned int g = global_nc(s, i, j);
+			struct exec_prev *e = &pp->exec_detail[g];
 
 			if (!owns(nc, pp->pid) || g >= MAX_NCS)
 				continue;
@@ -1096,22 +1171,53 @@ static void report_exec_stats(const struct nt_snapshot *s, struct proc_prev *pp)
 				execs += nc->executions - pp->exec_nc[g].executions;
 				errs += nc->exec_errors - pp->exec_nc[g].exec_errors;
 			}
+			if (e->valid && (nc->have & NT_NC_EXEC_STATUS) &&
+			    (nc->have & NT_NC_EXEC_LATENCY)) {
+				for (k = 0; k < NT_EXEC_STATUSES; k++)
+					st[k] += nc->exec_status[k] - e->status[k];
+				for (k = 0; k < NT_LATENCY_BUCKETS; k++)
+					lat[k] += nc->exec_latency[k] - e->latency[k];
+			} else if (pp->exec_nc[g].valid) {
+				detail = false;
+			}
 			pp->exec_nc[g] = (struct nc_prev){ true, nc->busy_ns, nc->executions,
 							   nc->exec_errors };
+			exec_detail_set(e, nc);
 		}
 	if (errs > execs)
 		errs = execs;
+	if (!detail) {
+		/*
+		 * A kernel without the counts by status: an execution ended
+		 * well or not, all errors are "generic"; no latency.
+		 */
+		memset(st, 0, sizeof(st));
+		memset(lat, 0, sizeof(lat));
+		st[NT_EXEC_OK] = execs - errs;
+		st[NT_EXEC_DEVICE_ERROR] = errs;
+	}
 	/*
-	 * The driver tells an execution that ended well from one that did
-	 * not, not the kind of error: all of them are "generic" here.
+	 * The kinds (docs/compat.md): a bad input is generic, a cancelled
+	 * execution transient (it runs when submitted again), a device error
+	 * or a timeout (the NC was reset) hardware.
 	 */
-	printf(",\"error_summary\":{\"generic\":%llu", (unsigned long long)errs);
-	json_keys(err_kinds, ARRAY_SIZE(err_kinds), "0", false);
-	printf("},\"execution_summary\":{\"completed\":%llu", (unsigned long long)(execs - errs));
-	printf(",\"completed_with_err\":%llu", (unsigned long long)errs);
-	json_keys(statuses, ARRAY_SIZE(statuses), "0", false);
-	/* No latency histogram yet: null, the vendor's "nothing ran". */
-	printf("},\"latency_stats\":{\"total_latency\":null,\"device_latency\":null}");
+	printf(",\"error_summary\":{\"generic\":%llu",
+	       (unsigned long long)(detail ? st[NT_EXEC_BAD_INPUT] : errs));
+	json_keys(zero_kinds, ARRAY_SIZE(zero_kinds), "0", false);
+	printf(",\"transient\":%llu,\"hardware\":%llu}",
+	       (unsigned long long)st[NT_EXEC_CANCELLED],
+	       (unsigned long long)(detail ? st[NT_EXEC_DEVICE_ERROR] + st[NT_EXEC_TIMEOUT] : 0));
+	printf(",\"execution_summary\":{\"completed\":%llu", (unsigned long long)st[NT_EXEC_OK]);
+	printf(",\"completed_with_err\":%llu",
+	       (unsigned long long)(st[NT_EXEC_DEVICE_ERROR] + st[NT_EXEC_CANCELLED]));
+	printf(",\"completed_with_num_err\":0,\"timed_out\":%llu",
+	       (unsigned long long)st[NT_EXEC_TIMEOUT]);
+	printf(",\"incorrect_input\":%llu,\"failed_to_queue\":0}",
+	       (unsigned long long)st[NT_EXEC_BAD_INPUT]);
+	/* Only the time on the core is known: no total latency. */
+	printf(",\"latency_stats\":{\"total_latency\":null,\"device_latency\":");
+	print_latency(lat);
+	printf("}");
 }
 
 static const struct rt_conf *rt_match(const struct vconf *c, const char *tag)
@@ -1396,6 +1502,284 @@ static int vendor_report(struct nt_ctx *c, struct vstate *v, double now)
 	return 0;
 }
 
+/* ---- the vendor exporter's Prometheus names (docs/compat.md) ---- */
+
+/*
+ * --prometheus turns one report of the stream into the metric families of
+ * the vendor's companion exporter (neuron-monitor-prometheus.py): the same
+ * names, types and labels, read from the report as that exporter reads it.
+ */
+
+/* One metric family: its header goes before its first sample only. */
+struct prom_fam {
+	const char *name, *type, *help;
+	bool typed;
+};
+
+#define PROM_FAM(n, t, h)	{ .name = (n), .type = (t), .help = (h) }
+
+static void prom_value(double v)
+{
+	if (v == floor(v) && fabs(v) < 1e15)
+		printf(" %.0f\n", v);
+	else
+		printf(" %.9g\n", v);
+}
+
+/*
+ * Start a sample of @f: name{instance labels[,runtime_tag]; the caller
+ * adds its own labels, then prom_end().
+ */
+static void prom_start(struct prom_fam *f, const struct cj *inst, const char *tag)
+{
+	/* The exporter's instance labels and the report keys they come from. */
+	static const char *const labels[][2] = {
+		{ "instance_name", "instance_name" }, { "instance_id", "instance_id" },
+		{ "instance_type", "instance_type" },
+		{ "availability_zone", "instance_availability_zone" },
+		{ "region", "instance_region" }, { "subnet_id", "subnet_id" },
+	};
+	unsigned int k;
+
+	if (!f->typed)
+		prom_head(f->name, f->type, f->help);
+	f->typed = true;
+	printf("%s{", f->name);
+	for (k = 0; k < ARRAY_SIZE(labels); k++) {
+		const struct cj *v = cj_get(inst, labels[k][1]);
+
+		printf("%s%s=\"", k ? "," : "", labels[k][0]);
+		prom_label(v && v->type == CJ_STR ? v->str : "");
+		printf("\"");
+	}
+	if (tag) {
+		printf(",runtime_tag=\"");
+		prom_label(tag);
+		printf("\"");
+	}
+}
+
+/* ,@key="@val"} VALUE */
+static void prom_end(const char *key, const char *val, double v)
+{
+	if (key) {
+		printf(",%s=\"", key);
+		prom_label(val);
+		printf("\"");
+	}
+	printf("}");
+	prom_value(v);
+}
+
+static double cj_num(const struct cj *o, const char *key)
+{
+	const struct cj *v = cj_get(o, key);
+
+	return v && v->type == CJ_NUM ? v->num : 0;
+}
+
+/* A group of a report, NULL when absent or in error (the exporter skips it). */
+static const struct cj *prom_group(const struct cj *report, const char *name)
+{
+	const struct cj *g = cj_get(report, name), *err = cj_get(g, "error");
+
+	if (!g || (err && (err->type != CJ_STR || err->str[0])))
+		return NULL;
+	return g;
+}
+
+enum prom_rt_fam {
+	P_UTIL, P_RT_VCPU, P_RT_MEM, P_EXEC_ERR, P_EXEC_STATUS, P_LATENCY, N_PROM_RT,
+};
+
+/* The families of the runtimes' groups: each over every runtime in turn. */
+static void prom_runtimes(const struct cj *doc, const struct cj *inst)
+{
+	static struct prom_fam fams[N_PROM_RT] = {
+		[P_UTIL] = PROM_FAM("neuroncore_utilization_ratio", "gauge",
+			     "NeuronCore utilization ratio"),
+		[P_RT_VCPU] = PROM_FAM("neuron_runtime_vcpu_usage_ratio", "gauge",
+				"Runtime vCPU utilization ratio"),
+		[P_RT_MEM] = PROM_FAM("neuron_runtime_memory_used_bytes", "gauge",
+			       "Runtime memory used bytes"),
+		[P_EXEC_ERR] = PROM_FAM("execution_errors_total", "counter",
+					"Execution errors total"),
+		[P_EXEC_STATUS] = PROM_FAM("execution_status_total", "counter",
+				    "Execution status total"),
+		[P_LATENCY] = PROM_FAM("execution_latency_seconds", "gauge",
+				"Execution latency in seconds"),
+	};
+	static const char *const usage[] = { "user", "system" };
+	static const char *const mem[] = { "host", "neuron_device" };
+	const struct cj *rts = cj_get(doc, "neuron_runtime_data"), *rt, *g, *e;
+	unsigned int f, k;
+
+	for (f = 0; f < N_PROM_RT; f++) {
+		for (rt = rts ? rts->child : NULL; rt; rt = rt->next) {
+			const struct cj *tag = cj_get(rt, "neuron_runtime_tag");
+			const struct cj *rep = cj_get(rt, "report");
+			const char *t = tag && tag->type == CJ_STR ? tag->str : "";
+
+			switch (f) {
+			case P_UTIL:
+				g = cj_get(prom_group(rep, "neuroncore_counters"),
+					   "neuroncores_in_use");
+				for (e = g ? g->child : NULL; e; e = e->next) {
+					prom_start(&fams[f], inst, t);
+					prom_end("neuroncore", e->key,
+						 cj_num(e, "neuroncore_utilization") / 100);
+				}
+				break;
+			case P_RT_VCPU:
+				g = cj_get(prom_group(rep, "neuron_runtime_vcpu_usage"),
+					   "vcpu_usage");
+				for (k = 0; g && k < ARRAY_SIZE(usage); k++) {
+					prom_start(&fams[f], inst, t);
+					prom_end("usage_type", usage[k], cj_num(g, usage[k]) / 100);
+				}
+				break;
+			case P_RT_MEM:
+				g = cj_get(prom_group(rep, "memory_used"),
+					   "neuron_runtime_used_bytes");
+				for (k = 0; g && k < ARRAY_SIZE(mem); k++) {
+					prom_start(&fams[f], inst, t);
+					prom_end("memory_location", mem[k], cj_num(g, mem[k]));
+				}
+				break;
+			case P_EXEC_ERR:
+			case P_EXEC_STATUS:
+			case P_LATENCY:
+				g = prom_group(rep, "execution_stats");
+				g = f == P_EXEC_ERR ? cj_get(g, "error_summary") :
+				    f == P_EXEC_STATUS ? cj_get(g, "execution_summary") :
+				    cj_get(cj_get(g, "latency_stats"), "total_latency");
+				/* A latency only when something ran (else null). */
+				for (e = g && g->type == CJ_OBJ ? g->child : NULL; e; e = e->next) {
+					prom_start(&fams[f], inst, t);
+					prom_end(f == P_EXEC_ERR ? "error_type" :
+						 f == P_EXEC_STATUS ? "status_type" : "percentile",
+						 e->key, e->type == CJ_NUM ? e->num : 0);
+				}
+				break;
+			}
+		}
+	}
+	for (f = 0; f < N_PROM_RT; f++)
+		fams[f].typed = false;
+}
+
+/* The families of the system groups and the two info metrics. */
+static void prom_system(const struct cj *doc, const struct cj *inst)
+{
+	static const char *const ecc[] = {
+		"mem_ecc_corrected", "mem_ecc_uncorrected", "sram_ecc_corrected",
+		"sram_ecc_uncorrected",
+	};
+	static const char *const meminfo[][2] = {
+		{ "system_memory_total_bytes", "memory_total_bytes" },
+		{ "system_memory_used_bytes", "memory_used_bytes" },
+		{ "system_swap_total_bytes", "swap_total_bytes" },
+		{ "system_swap_used_bytes", "swap_used_bytes" },
+	};
+	const struct cj *sd = cj_get(doc, "system_data"), *g, *e, *hw;
+	struct prom_fam fam = PROM_FAM("hardware_ecc_events_total", "counter",
+				"Hardware ecc events total");
+	char help[64], idx[16];
+	unsigned int k, n;
+
+	g = cj_get(prom_group(sd, "neuron_hw_counters"), "neuron_devices");
+	for (e = g ? g->child : NULL; e; e = e->next)
+		for (k = 0; k < ARRAY_SIZE(ecc); k++) {
+			snprintf(idx, sizeof(idx), "%.0f", cj_num(e, "neuron_device_index"));
+			prom_start(&fam, inst, NULL);
+			printf(",event_type=\"%s\"", ecc[k]);
+			prom_end("neuron_device_index", idx, cj_num(e, ecc[k]));
+		}
+	g = prom_group(sd, "vcpu_usage");
+	if (g) {
+		const struct cj *avg = cj_get(g, "average_usage");
+		double user, sys;
+
+		e = cj_get(g, "usage_data");
+		for (n = 0, e = e ? e->child : NULL; e; e = e->next)
+			n++;
+		fam = (struct prom_fam)PROM_FAM("system_vcpu_count", "gauge", "System vCPU count");
+		prom_start(&fam, inst, NULL);
+		prom_end(NULL, NULL, n);
+		/* The exporter's sums: user+nice, system+io_wait+irq+soft_irq. */
+		user = cj_num(avg, "user") + cj_num(avg, "nice");
+		sys = cj_num(avg, "system") + cj_num(avg, "io_wait") + cj_num(avg, "irq") +
+		      cj_num(avg, "soft_irq");
+		fam = (struct prom_fam)PROM_FAM("system_vcpu_usage_ratio", "gauge",
+					 "System CPU utilization ratio");
+		prom_start(&fam, inst, NULL);
+		prom_end("usage_type", "user", (user < 100 ? user : 100) / 100);
+		prom_start(&fam, inst, NULL);
+		prom_end("usage_type", "system", (sys < 100 ? sys : 100) / 100);
+	}
+	g = prom_group(sd, "memory_info");
+	for (k = 0; g && k < ARRAY_SIZE(meminfo); k++) {
+		snprintf(help, sizeof(help), "System %s bytes", meminfo[k][1]);
+		fam = (struct prom_fam)PROM_FAM(meminfo[k][0], "gauge", help);
+		prom_start(&fam, inst, NULL);
+		prom_end(NULL, NULL, cj_num(g, meminfo[k][1]));
+	}
+	fam = (struct prom_fam)PROM_FAM("instance_info", "gauge", "EC2 instance information");
+	prom_start(&fam, inst, NULL);
+	prom_end(NULL, NULL, 1);
+	hw = cj_get(doc, "neuron_hardware_info");
+	if (hw) {
+		fam = (struct prom_fam)PROM_FAM("neuron_hardware_info", "gauge",
+					 "Neuron Hardware Information");
+		prom_start(&fam, inst, NULL);
+		printf(",neuron_device_count=\"%.0f\"", cj_num(hw, "neuron_device_count"));
+		snprintf(idx, sizeof(idx), "%.0f", cj_num(hw, "neuroncore_per_device_count"));
+		prom_end("neuroncore_per_device_count", idx, 1);
+	}
+}
+
+/*
+ * One report in the exporter's Prometheus text: the report is printed
+ * into memory (glibc's stdout is a variable), read back and converted.
+ */
+static int prom_report(struct nt_ctx *c, struct vstate *v, double now)
+{
+	FILE *out = stdout, *mem;
+	struct cj *doc = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	const char *p;
+	int ret;
+
+	mem = open_memstream(&buf, &len);
+	if (!mem)
+		return NT_EXIT_NETLINK;
+	stdout = mem;
+	ret = vendor_report(c, v, now);
+	stdout = out;
+	if (fclose(mem) && !ret)
+		ret = NT_EXIT_NETLINK;
+	p = buf;
+	if (!ret) {
+		doc = cj_value(&p, 0);
+		if (!doc) {
+			fprintf(stderr, "%s: cannot read back the report\n", prog);
+			ret = NT_EXIT_NETLINK;
+		}
+	}
+	if (doc) {
+		prom_runtimes(doc, cj_get(doc, "instance_info"));
+		prom_system(doc, cj_get(doc, "instance_info"));
+	}
+	cj_free(doc);
+	free(buf);
+	if (!ret && (fflush(stdout) || ferror(stdout))) {
+		perror(prog);
+		ret = NT_EXIT_NETLINK;
+	}
+	return ret;
+}
+
 /*
  * Baselines of the processes holding NCs at start: their counters count
  * from now, their groups are due a period from now.
@@ -1429,6 +1813,7 @@ static int seed_procs(struct nt_ctx *c, struct vstate *v, double now)
 			pp->nc[gi] = (struct nc_prev){ true, nc->busy_ns, nc->executions,
 						       nc->exec_errors };
 			pp->exec_nc[gi] = pp->nc[gi];
+			exec_detail_set(&pp->exec_detail[gi], nc);
 			if (proc_cpu(nc->owner_pid, &ut, &st, &start)) {
 				pp->cpu_ticks[0] = ut;
 				pp->cpu_ticks[1] = st;
@@ -1460,9 +1845,10 @@ static double conf_tick(const struct vconf *c)
 
 /*
  * The vendor's stream: a first sample now (baselines of the counters),
- * then a report whenever a group is due, until a signal.
+ * then a report whenever a group is due, until a signal. With @prom, the
+ * first report only, in the exporter's Prometheus text.
  */
-static int vendor_run(const char *config)
+static int vendor_run(const char *config, bool prom)
 {
 	struct vstate *v = calloc(1, sizeof(*v));
 	struct nt_ctx c = { 0 };
@@ -1519,6 +1905,10 @@ static int vendor_run(const char *config)
 
 			nanosleep(&ts, NULL);	/* EINTR on a signal: stop is checked */
 			continue;
+		}
+		if (prom) {
+			ret = prom_report(&c, v, mono_now());
+			goto out;
 		}
 		ret = vendor_report(&c, v, mono_now());
 		if (ret)
@@ -1586,12 +1976,13 @@ int main(int argc, char **argv)
 		{ "interval", required_argument, NULL, 'i' },
 		{ "follow", no_argument, NULL, 'f' },
 		{ "prometheus", no_argument, NULL, 'p' },
+		{ "prometheus-native", no_argument, NULL, 'P' },
 		{ "verbose", required_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct monitor m = { 0 };
-	bool prometheus = false, follow = false;
+	bool prometheus = false, native = false, follow = false;
 	const char *config = NULL;
 	struct nt_ctx ev = { 0 }, st = { 0 };
 	double interval = 0, next = 0;
@@ -1624,6 +2015,9 @@ int main(int argc, char **argv)
 		case 'p':
 			prometheus = true;
 			break;
+		case 'P':
+			native = true;
+			break;
 		case 'v':
 			if (optarg[0] < '0' || optarg[0] > '4' || optarg[1])
 				return bad_usage("bad --verbose '%s': 0 to 4", optarg);
@@ -1641,15 +2035,17 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc)
 		return bad_usage("unexpected argument '%s'", argv[optind]);
-	if (prometheus && (m.count || interval > 0 || follow || config))
-		return bad_usage("%s--prometheus prints once: no --events, --count, --interval, -c",
+	if (prometheus && (m.count || interval > 0 || follow || native))
+		return bad_usage("%s--prometheus prints a report: no --events, --count, --interval",
 				 "");
+	if (native && (m.count || interval > 0 || follow || config))
+		return bad_usage("%s--prometheus-native prints once: no other option", "");
 	if (config && follow)
 		return bad_usage("%s--config-file is for the vendor's report stream, not --events",
 				 "");
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (prometheus) {
+	if (native) {
 		ret = nt_ctx_open(&st, prog);
 		if (!ret)
 			ret = print_prometheus(&st);
@@ -1662,7 +2058,7 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	if (!follow)
-		return vendor_run(config);
+		return vendor_run(config, prometheus);
 
 	ret = events_open(&ev, &m);
 	if (ret)

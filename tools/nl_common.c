@@ -47,6 +47,12 @@ static struct nla_policy nt_policy[NEURON_A_MAX + 1] = {
 	[NEURON_A_CHANNEL_INDEX] = { .type = NLA_U32 },
 	[NEURON_A_CHANNEL_TOTAL] = { .type = NLA_U64 },
 	[NEURON_A_CHANNEL_USED] = { .type = NLA_U64 },
+	[NEURON_A_NC_EXEC_OK] = { .type = NLA_U64 },
+	[NEURON_A_NC_EXEC_BAD_INPUT] = { .type = NLA_U64 },
+	[NEURON_A_NC_EXEC_DEVICE_ERROR] = { .type = NLA_U64 },
+	[NEURON_A_NC_EXEC_TIMEOUT] = { .type = NLA_U64 },
+	[NEURON_A_NC_EXEC_CANCELLED] = { .type = NLA_U64 },
+	[NEURON_A_NC_EXEC_LATENCY] = { .type = NLA_NESTED },
 };
 
 struct nla_policy *nt_neuron_policy(void)
@@ -254,6 +260,28 @@ int nt_parse_nc(struct nlattr **tb, struct nt_nc *nc)
 	nt_get_u64(tb, NEURON_A_NC_RESETS, &nc->resets, &nc->have, NT_NC_RESETS);
 	nt_get_u64(tb, NEURON_A_NC_MEM_DEVICE, &nc->mem_device, &nc->have, NT_NC_MEM_DEVICE);
 	nt_get_u64(tb, NEURON_A_NC_MEM_HOST, &nc->mem_host, &nc->have, NT_NC_MEM_HOST);
+	if (tb[NEURON_A_NC_EXEC_OK] && tb[NEURON_A_NC_EXEC_BAD_INPUT] &&
+	    tb[NEURON_A_NC_EXEC_DEVICE_ERROR] && tb[NEURON_A_NC_EXEC_TIMEOUT] &&
+	    tb[NEURON_A_NC_EXEC_CANCELLED]) {
+		nc->exec_status[NT_EXEC_OK] = nla_get_u64(tb[NEURON_A_NC_EXEC_OK]);
+		nc->exec_status[NT_EXEC_BAD_INPUT] = nla_get_u64(tb[NEURON_A_NC_EXEC_BAD_INPUT]);
+		nc->exec_status[NT_EXEC_DEVICE_ERROR] =
+			nla_get_u64(tb[NEURON_A_NC_EXEC_DEVICE_ERROR]);
+		nc->exec_status[NT_EXEC_TIMEOUT] = nla_get_u64(tb[NEURON_A_NC_EXEC_TIMEOUT]);
+		nc->exec_status[NT_EXEC_CANCELLED] = nla_get_u64(tb[NEURON_A_NC_EXEC_CANCELLED]);
+		nc->have |= NT_NC_EXEC_STATUS;
+	}
+	if (tb[NEURON_A_NC_EXEC_LATENCY]) {
+		struct nlattr *a;
+		int rem;
+
+		/* Type i + 1: bucket i; type 0 (padding) and unknown ones skipped. */
+		nla_for_each_nested(a, tb[NEURON_A_NC_EXEC_LATENCY], rem)
+			if (nla_type(a) >= 1 && nla_type(a) <= NT_LATENCY_BUCKETS &&
+			    nla_len(a) == sizeof(uint64_t))
+				nc->exec_latency[nla_type(a) - 1] = nla_get_u64(a);
+		nc->have |= NT_NC_EXEC_LATENCY;
+	}
 	return 0;
 }
 

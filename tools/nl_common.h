@@ -36,7 +36,18 @@ enum {
 	NT_NC_MEM_DEVICE = 1u << 8,
 	NT_NC_MEM_HOST = 1u << 9,
 	NT_NC_STATE = 1u << 10,
+	NT_NC_EXEC_STATUS = 1u << 11,	/* exec_status[], all of them */
+	NT_NC_EXEC_LATENCY = 1u << 12,
 };
+
+/* nt_nc.exec_status[]: the NEURON_EXEC_* statuses (uapi/neuron.h). */
+enum {
+	NT_EXEC_OK, NT_EXEC_BAD_INPUT, NT_EXEC_DEVICE_ERROR, NT_EXEC_TIMEOUT,
+	NT_EXEC_CANCELLED, NT_EXEC_STATUSES,
+};
+
+/* Buckets of the latency histogram kept (the kernel sends 40 today). */
+#define NT_LATENCY_BUCKETS	64
 
 enum {
 	NT_DEV_ARCH = 1u << 0,
@@ -64,6 +75,9 @@ struct nt_nc {
 	uint64_t resets;
 	uint64_t mem_device;
 	uint64_t mem_host;
+	/* Executions by status; bucket i: of 2^i to 2^(i+1) - 1 ns on the core. */
+	uint64_t exec_status[NT_EXEC_STATUSES];
+	uint64_t exec_latency[NT_LATENCY_BUCKETS];
 };
 
 struct nt_channel {

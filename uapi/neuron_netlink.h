@@ -90,6 +90,25 @@ enum neuron_event_type {
  * @NEURON_A_CHANNEL_TOTAL: u64.
  * @NEURON_A_CHANNEL_USED: u64.
  * @NEURON_A_PAD: padding of the u64 attributes.
+ * @NEURON_A_NC_EXEC_OK: u64, executions that ended NEURON_EXEC_OK.
+ * @NEURON_A_NC_EXEC_BAD_INPUT: u64, executions that ended
+ *	NEURON_EXEC_BAD_INPUT (their input faulted an instruction).
+ * @NEURON_A_NC_EXEC_DEVICE_ERROR: u64, executions that ended
+ *	NEURON_EXEC_DEVICE_ERROR (the NC reported an error).
+ * @NEURON_A_NC_EXEC_TIMEOUT: u64, executions that ended
+ *	NEURON_EXEC_TIMEOUT (they overran their timeout).
+ * @NEURON_A_NC_EXEC_CANCELLED: u64, executions that ended
+ *	NEURON_EXEC_CANCELLED (queued behind one that was reset).
+ * @NEURON_A_NC_EXEC_LATENCY: nested, the histogram of the executions'
+ *	time on the core: attribute type i + 1 is a u64, the executions of
+ *	2^i to 2^(i+1) - 1 ns (bucket 0 from 0 ns; the last bucket sent has
+ *	no end); type 0 is padding. Executions that never ran are not in
+ *	it. A reader ignores types it does not know (more buckets).
+ *
+ * NEURON_A_NC_EXEC_OK to NEURON_A_NC_EXEC_LATENCY tell how another
+ * user's work runs: NC_GET sends them only to a reader with
+ * CAP_SYS_ADMIN, or of the effective uid of the NC's reserver while it is
+ * reserved (the rule of NEURON_A_NC_OWNER_PID).
  */
 enum neuron_attr {
 	NEURON_A_UNSPEC,
@@ -123,6 +142,12 @@ enum neuron_attr {
 	NEURON_A_CHANNEL_TOTAL,
 	NEURON_A_CHANNEL_USED,
 	NEURON_A_PAD,
+	NEURON_A_NC_EXEC_OK,
+	NEURON_A_NC_EXEC_BAD_INPUT,
+	NEURON_A_NC_EXEC_DEVICE_ERROR,
+	NEURON_A_NC_EXEC_TIMEOUT,
+	NEURON_A_NC_EXEC_CANCELLED,
+	NEURON_A_NC_EXEC_LATENCY,
 	__NEURON_A_MAX,
 };
 

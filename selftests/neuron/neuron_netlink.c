@@ -34,6 +34,8 @@
 #define NL_MAX_DEV	NEURON_MAX_DEVICES
 #define NL_MAX_NC	(NEURON_MAX_DEVICES * 8)
 #define NL_MAX_CH	8
+/* Buckets of NEURON_A_NC_EXEC_LATENCY read (the driver sends 40). */
+#define NL_LAT_BUCKETS	48
 /* How long an event may take to arrive, in ms. */
 #define EVENT_MS	5000
 
@@ -330,6 +332,10 @@ struct nl_nc {
 	bool has_pid;
 	__u64 executions, exec_errors, busy_ns, dma_jobs, dma_errors, resets;
 	__u64 mem_device, mem_host;
+	/* Sent only to the reserver's uid or CAP_SYS_ADMIN. */
+	bool has_exec_stats, has_latency;
+	__u64 exec_status[5];		/* by NEURON_EXEC_* */
+	__u64 latency[NL_LAT_BUCKETS];	/* bucket i: 2^i to 2^(i+1) - 1 ns */
 };
 
 struct nl_devs {
@@ -427,6 +433,25 @@ static void nc_cb(const struct nlmsghdr *h, void *arg)
 	c->resets = get_u64(tb[NEURON_A_NC_RESETS]);
 	c->mem_device = get_u64(tb[NEURON_A_NC_MEM_DEVICE]);
 	c->mem_host = get_u64(tb[NEURON_A_NC_MEM_HOST]);
+	c->has_exec_stats = tb[NEURON_A_NC_EXEC_OK] && tb[NEURON_A_NC_EXEC_BAD_INPUT] &&
+			    tb[NEURON_A_NC_EXEC_DEVICE_ERROR] && tb[NEURON_A_NC_EXEC_TIMEOUT] &&
+			    tb[NEURON_A_NC_EXEC_CANCELLED];
+	c->exec_status[NEURON_EXEC_OK] = get_u64(tb[NEURON_A_NC_EXEC_OK]);
+	c->exec_status[NEURON_EXEC_BAD_INPUT] = get_u64(tb[NEURON_A_NC_EXEC_BAD_INPUT]);
+	c->exec_status[NEURON_EXEC_DEVICE_ERROR] = get_u64(tb[NEURON_A_NC_EXEC_DEVICE_ERROR]);
+	c->exec_status[NEURON_EXEC_TIMEOUT] = get_u64(tb[NEURON_A_NC_EXEC_TIMEOUT]);
+	c->exec_status[NEURON_EXEC_CANCELLED] = get_u64(tb[NEURON_A_NC_EXEC_CANCELLED]);
+	c->has_latency = tb[NEURON_A_NC_EXEC_LATENCY];
+	if (c->has_latency) {
+		const struct nlattr *lt[NL_LAT_BUCKETS + 1];
+		int i;
+
+		/* Type i + 1: bucket i (type 0: padding). */
+		attrs_parse(nla_payload(tb[NEURON_A_NC_EXEC_LATENCY]),
+			    nla_plen(tb[NEURON_A_NC_EXEC_LATENCY]), lt, NL_LAT_BUCKETS);
+		for (i = 1; i <= NL_LAT_BUCKETS; i++)
+			c->latency[i - 1] = get_u64(lt[i]);
+	}
 }
 
 static int dev_dump(struct nl *nl, struct nl_devs *ds)
@@ -1113,6 +1138,86 @@ TEST_F(genl, counters_move)
 	EXPECT_EQ(before.exec_errors, after.exec_errors);
 	EXPECT_LT(before.busy_ns, after.busy_ns);
 	EXPECT_EQ(before.models, after.models);
+}
+
+static __u64 lat_sum(const struct nl_nc *c, int from)
+{
+	__u64 n = 0;
+	int i;
+
+	for (i = from; i < NL_LAT_BUCKETS; i++)
+		n += c->latency[i];
+	return n;
+}
+
+/*
+ * Executions by status and the latency histogram: 3 that end well and
+ * one that overruns its 200 ms timeout count as such, all four in the
+ * histogram, the slow one at 2^27 ns (134 ms) or more; nobody sees neither
+ * of root's NC nor of a free one, root sees a free NC's.
+ */
+TEST_F(genl, exec_status_and_latency)
+{
+	struct nl_nc before, after;
+	__u32 ok, slow;
+	int i, ret, status;
+	pid_t pid;
+
+	if (!has_exec(&self->info))
+		SKIP(return, "needs NEURON_CAP_EXEC");
+	ASSERT_EQ(0, neuron_reserve(self->node.fd, 1));
+	ret = load_sp(self->node.fd, 0, false, &ok);
+	ASSERT_EQ(0, ret) TH_LOG("MODEL_LOAD: %s", strerror(-ret));
+	ret = load_sp(self->node.fd, 0, true, &slow);
+	ASSERT_EQ(0, ret) TH_LOG("MODEL_LOAD: %s", strerror(-ret));
+	ASSERT_EQ(0, nc_get(&self->nl, self->node.minor, 0, &before));
+	ASSERT_TRUE(before.has_exec_stats);
+	ASSERT_TRUE(before.has_latency);
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(NEURON_EXEC_OK, exec_sync(self->node.fd, ok, 0));
+	EXPECT_EQ(NEURON_EXEC_TIMEOUT, exec_sync(self->node.fd, slow, 200));
+	ASSERT_EQ(0, nc_get(&self->nl, self->node.minor, 0, &after));
+	EXPECT_EQ(before.executions + 4, after.executions);
+	EXPECT_EQ(before.exec_status[NEURON_EXEC_OK] + 3, after.exec_status[NEURON_EXEC_OK]);
+	EXPECT_EQ(before.exec_status[NEURON_EXEC_TIMEOUT] + 1,
+		  after.exec_status[NEURON_EXEC_TIMEOUT]);
+	for (i = NEURON_EXEC_BAD_INPUT; i <= NEURON_EXEC_CANCELLED; i++)
+		if (i != NEURON_EXEC_TIMEOUT)
+			EXPECT_EQ(before.exec_status[i], after.exec_status[i])
+				TH_LOG("status %d", i);
+	EXPECT_EQ(lat_sum(&before, 0) + 4, lat_sum(&after, 0));
+	EXPECT_EQ(lat_sum(&before, 27) + 1, lat_sum(&after, 27));
+	/* The driver's 40 buckets: nothing beyond. */
+	EXPECT_EQ(0ULL, lat_sum(&after, 40));
+	/* Root (CAP_SYS_ADMIN) reads a free NC's too. */
+	if (self->info.nc_count > 1 && !geteuid()) {
+		ASSERT_EQ(0, nc_get(&self->nl, self->node.minor, 1, &after));
+		EXPECT_EQ(NEURON_NC_FREE, (int)after.state);
+		EXPECT_TRUE(after.has_exec_stats);
+	}
+	if (geteuid())
+		return;
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct nl nl;
+		struct nl_nc c;
+
+		if (neuron_drop_privileges(0, 0))
+			_exit(10);
+		if (nl_setup(&nl, false) || nc_get(&nl, self->node.minor, 0, &c))
+			_exit(11);
+		if (c.has_exec_stats || c.has_latency)
+			_exit(12);	/* root's timing shown to nobody */
+		if (self->info.nc_count > 1 && nc_get(&nl, self->node.minor, 1, &c))
+			_exit(13);
+		if (c.has_exec_stats || c.has_latency)
+			_exit(14);	/* a free NC's history shown to nobody */
+		_exit(c.executions == after.executions || self->info.nc_count == 1 ? 0 : 15);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("step %d", WEXITSTATUS(status));
 }
 
 TEST_HARNESS_MAIN

@@ -226,7 +226,9 @@ static int check_vtree(struct __test_metadata *_metadata, const char *dir,
 		}
 		EXPECT_TRUE(documented(pat)) TH_LOG("%s (%s) is not documented in docs/ABI",
 						    path, pat);
-		EXPECT_EQ(0444U, st.st_mode & 0777) TH_LOG("%s: mode %o", path, st.st_mode & 0777);
+		/* Root clears a status's "present" (0644, as the vendor's). */
+		EXPECT_EQ(strcmp(de->d_name, "present") ? 0444U : 0644U, st.st_mode & 0777)
+			TH_LOG("%s: mode %o", path, st.st_mode & 0777);
 		n++;
 	}
 	closedir(d);
@@ -251,7 +253,8 @@ static void read_exact(struct __test_metadata *_metadata, const char *path, char
 
 /*
  * The vendor's tree: at /sys/devices/virtual/neuron_device/neuron<N>, with
- * its class link; every file documented and mode 0444; core_count without
+ * its class link; every file documented and mode 0444 (a status's
+ * "present" 0644); core_count without
  * a newline; connected_devices empty; the architecture names of the arch;
  * /proc/devices names the char devices "neuron".
  */
@@ -268,7 +271,8 @@ TEST_F(sysfs, vendor_tree)
 	snprintf(path, sizeof(path), "/sys/devices/virtual/neuron_device/neuron%u",
 		 self->node.minor);
 	EXPECT_STREQ(path, real);
-	EXPECT_EQ(5 + (int)self->info.nc_count,
+	/* Per NC: arch_type, and total and present of 4 statuses. */
+	EXPECT_EQ(5 + 9 * (int)self->info.nc_count,
 		  check_vtree(_metadata, dir, "/sys/class/neuron_device/neuron<N>",
 			      self->info.nc_count));
 	snprintf(path, sizeof(path), "%s/dev", dir);
@@ -466,6 +470,89 @@ TEST_F(sysfs, counters_move)
 	EXPECT_LT(busy, nc_u64(_metadata, minor, 1, "busy_ns"));
 	EXPECT_EQ(resets, nc_u64(_metadata, minor, 1, "resets"));
 	EXPECT_EQ(execs0, nc_u64(_metadata, minor, 0, "executions"));
+}
+
+/* neuron_core<M>/stats/status/<status>/@name of the vendor's tree. */
+static void vstat_path(char *path, size_t size, unsigned int minor, unsigned int nc,
+		       const char *status, const char *name)
+{
+	snprintf(path, size,
+		 "/sys/class/neuron_device/neuron%u/neuron_core%u/stats/status/%s/%s",
+		 minor, nc, status, name);
+}
+
+static unsigned long long vstat_u64(struct __test_metadata *_metadata, unsigned int minor,
+				    unsigned int nc, const char *status, const char *name)
+{
+	char path[256];
+
+	vstat_path(path, sizeof(path), minor, nc, status, name);
+	return read_u64(_metadata, path);
+}
+
+/*
+ * The vendor's per-core status counters: two executions that end well
+ * count in success/{total,present} of their NC only; root's write clears
+ * "present" and not "total"; nobody cannot write it.
+ */
+TEST_F(sysfs, vendor_status_counters)
+{
+	static const char *const others[] = { "exec_bad_input", "hw_error", "timeout" };
+	unsigned long long total, present, other[ARRAY_SIZE(others)], nc0;
+	unsigned int minor = self->node.minor, k;
+	__u32 model, bind[2], status;
+	struct neuron_mem_alloc a;
+	char path[256];
+	int fd, st;
+	pid_t pid;
+
+	if (!(self->info.caps & NEURON_CAP_EXEC) || geteuid())
+		SKIP(return, "needs NEURON_CAP_EXEC and root");
+	ASSERT_EQ(0, neuron_reserve(self->node.fd, 2));
+	ASSERT_EQ(0, neuron_mem_alloc(self->node.fd, NEURON_MEM_DEVICE, 4096, 1, &a));
+	bind[0] = a.handle;
+	ASSERT_EQ(0, neuron_mem_alloc(self->node.fd, NEURON_MEM_DEVICE, 4096, 1, &a));
+	bind[1] = a.handle;
+	ASSERT_EQ(0, neuron_mm_model_load(self->node.fd, 1, &model));
+	total = vstat_u64(_metadata, minor, 1, "success", "total");
+	present = vstat_u64(_metadata, minor, 1, "success", "present");
+	nc0 = vstat_u64(_metadata, minor, 0, "success", "total");
+	for (k = 0; k < ARRAY_SIZE(others); k++)
+		other[k] = vstat_u64(_metadata, minor, 1, others[k], "total");
+	for (k = 0; k < 2; k++) {
+		ASSERT_EQ(0, nio_execute_wait(self->node.fd, model, bind, 2, 0, &status));
+		ASSERT_EQ((__u32)NEURON_EXEC_OK, status);
+	}
+	EXPECT_EQ(total + 2, vstat_u64(_metadata, minor, 1, "success", "total"));
+	EXPECT_EQ(present + 2, vstat_u64(_metadata, minor, 1, "success", "present"));
+	EXPECT_EQ(nc0, vstat_u64(_metadata, minor, 0, "success", "total"));
+	for (k = 0; k < ARRAY_SIZE(others); k++)
+		EXPECT_EQ(other[k], vstat_u64(_metadata, minor, 1, others[k], "total"))
+			TH_LOG("%s", others[k] ?: "");
+
+	/* nobody may not clear it. */
+	vstat_path(path, sizeof(path), minor, 1, "success", "present");
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		if (neuron_drop_privileges(0, 0))
+			_exit(10);
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		_exit(fd < 0 && errno == EACCES ? 0 : 11);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) TH_LOG("status %d", st);
+	EXPECT_EQ(present + 2, vstat_u64(_metadata, minor, 1, "success", "present"));
+
+	/* root clears it: "present" counts from now, "total" goes on. */
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd) TH_LOG("%s: %s", path, strerror(errno));
+	EXPECT_EQ(2, write(fd, "0\n", 2));
+	close(fd);
+	EXPECT_EQ(0ULL, vstat_u64(_metadata, minor, 1, "success", "present"));
+	ASSERT_EQ(0, nio_execute_wait(self->node.fd, model, bind, 2, 0, &status));
+	EXPECT_EQ(1ULL, vstat_u64(_metadata, minor, 1, "success", "present"));
+	EXPECT_EQ(total + 3, vstat_u64(_metadata, minor, 1, "success", "total"));
 }
 
 /* debugfs (not an ABI): the queue state files exist, 0400, and parse. */

@@ -1100,10 +1100,10 @@ TEST_F(tools, monitor_device_events)
 	EXPECT_EQ('\0', *p) TH_LOG("more than 2 lines: %s", buf);
 }
 
-/* --prometheus: HELP and TYPE of each family, a sample per NC. */
+/* --prometheus-native (our names): HELP and TYPE of each family, a sample per NC. */
 TEST_F(tools, monitor_prometheus)
 {
-	char *const argv[] = { "neuron-monitor", "--prometheus", NULL };
+	char *const argv[] = { "neuron-monitor", "--prometheus-native", NULL };
 	static const char *const families[] = {
 		"neuron_nc_executions_total counter", "neuron_nc_state gauge",
 		"neuron_device_memory_used_bytes gauge", "neuron_nc_resets_total counter",
@@ -1503,6 +1503,96 @@ static const struct jval *report_runtime(const struct jval *doc, pid_t pid)
 }
 
 /*
+ * A latency object of execution_stats: null when nothing ran (@runs 0),
+ * else the percentiles p0 to p100 in seconds, in order, each above 0 and
+ * below the executions' 10 s.
+ */
+static void check_latency(struct __test_metadata *_metadata, const struct jval *l,
+			  unsigned long long runs)
+{
+	static const char *const pct[] = { "p0", "p1", "p25", "p50", "p75", "p99", "p100" };
+	double prev = 0;
+	unsigned int k;
+
+	ASSERT_NE(NULL, l);
+	if (!runs) {
+		EXPECT_EQ(J_NULL, (int)l->type);
+		return;
+	}
+	check_keys(_metadata, l, "device_latency", pct, ARRAY_SIZE(pct));
+	for (k = 0; k < ARRAY_SIZE(pct); k++) {
+		const struct jval *v = jget(l, pct[k]);
+
+		ASSERT_TRUE(jnum(v)) TH_LOG("%s", pct[k]);
+		EXPECT_LT(0.0, v->num) TH_LOG("%s", pct[k]);
+		EXPECT_GT(10.0, v->num) TH_LOG("%s", pct[k]);
+		EXPECT_LE(prev, v->num) TH_LOG("%s below the one before", pct[k]);
+		prev = v->num;
+	}
+}
+
+/*
+ * The workload of the monitor tests: NC 0 of @node reserved and, with
+ * @exec, a model loaded with an input and an output bound in @bind.
+ * Answers NC 0's number in the instance's numbering (neuron-ls's).
+ */
+static unsigned int mon_workload_setup(struct __test_metadata *_metadata,
+				       struct neuron_node *node, bool exec, __u32 *model,
+				       __u32 *bind)
+{
+	unsigned int minors[NEURON_MAX_DEVICES], first_nc = 0;
+	struct neuron_mem_alloc a;
+	int n, k;
+
+	n = device_minors(minors, NEURON_MAX_DEVICES);
+	for (k = 0; k < n && minors[k] < node->minor; k++) {
+		struct neuron_device_info info;
+		char path[64];
+		int dfd;
+
+		snprintf(path, sizeof(path), "/dev/neuron%u", minors[k]);
+		dfd = open(path, O_RDONLY | O_CLOEXEC);
+		EXPECT_LE(0, dfd);
+		if (dfd < 0)
+			continue;
+		EXPECT_EQ(0, neuron_query_info(dfd, &info, NULL));
+		close(dfd);
+		first_nc += info.nc_count;
+	}
+	EXPECT_EQ(0, neuron_reserve(node->fd, 1));
+	if (!exec)
+		return first_nc;
+	EXPECT_EQ(0, neuron_mem_alloc(node->fd, NEURON_MEM_DEVICE, 4096, 0, &a));
+	bind[0] = a.handle;
+	EXPECT_EQ(0, neuron_mem_alloc(node->fd, NEURON_MEM_DEVICE, 4096, 0, &a));
+	bind[1] = a.handle;
+	EXPECT_EQ(0, neuron_mm_model_load(node->fd, 0, model));
+	return first_nc;
+}
+
+/*
+ * Write the monitor config file @cfg (a mkstemp() template): the root
+ * @period, a runtime whose tag_filter is this process's pid, then @rest.
+ */
+static void mon_config_write(struct __test_metadata *_metadata, char *cfg,
+			     const char *period, const char *const *rest, unsigned int n)
+{
+	char text[1024];
+	unsigned int k;
+	int fd;
+
+	snprintf(text, sizeof(text),
+		 "{\"period\": \"%s\", \"neuron_runtimes\": [{\"tag_filter\": \"^%d$\", ",
+		 period, getpid());
+	for (k = 0; k < n; k++)
+		strncat(text, rest[k], sizeof(text) - strlen(text) - 1);
+	fd = mkstemp(cfg);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ((ssize_t)strlen(text), write(fd, text, strlen(text)));
+	close(fd);
+}
+
+/*
  * -c FILE: the config's period and groups honoured; this process, holding
  * NC 0 and running a workload, is a runtime entry with its tag (its pid),
  * its NeuronCore under its instance-wide number, its memory, and as many
@@ -1540,13 +1630,12 @@ TEST_F(tools, monitor_vendor_config)
 	char cfg[] = "/tmp/neuron-monitor-XXXXXX", cfg2[] = "/tmp/neuron-monitor-XXXXXX";
 	char *const argv[] = { "neuron-monitor", "-c", cfg, NULL };
 	char *const argv2[] = { "neuron-monitor", "--config-file", cfg2, NULL };
-	unsigned int minors[NEURON_MAX_DEVICES], first_nc = 0, i;
-	unsigned long long completed = 0, u;
-	__u32 in, out, model, bind[2], status;
-	struct neuron_mem_alloc a;
+	unsigned int first_nc, i;
+	unsigned long long completed = 0, u[1];
+	__u32 model = 0, bind[2], status;
 	char key[16], text[1024];
 	bool exec, seen = false;
-	int fd, n, lines, k;
+	int fd, lines;
 	struct mon *m;
 	char *p, *nl;
 	FILE *f;
@@ -1554,39 +1643,8 @@ TEST_F(tools, monitor_vendor_config)
 	if (!(self->info.caps & NEURON_CAP_RESERVE))
 		SKIP(return, "no NEURON_CAP_RESERVE");
 	exec = self->info.caps & NEURON_CAP_EXEC;
-	/* NC 0 of this device in the instance's numbering (neuron-ls's). */
-	n = device_minors(minors, NEURON_MAX_DEVICES);
-	for (k = 0; k < n && minors[k] < self->node.minor; k++) {
-		struct neuron_device_info info;
-		char path[64];
-		int dfd;
-
-		snprintf(path, sizeof(path), "/dev/neuron%u", minors[k]);
-		dfd = open(path, O_RDONLY | O_CLOEXEC);
-		ASSERT_LE(0, dfd);
-		ASSERT_EQ(0, neuron_query_info(dfd, &info, NULL));
-		close(dfd);
-		first_nc += info.nc_count;
-	}
-	ASSERT_EQ(0, neuron_reserve(self->node.fd, 1));
-	if (exec) {
-		ASSERT_EQ(0, neuron_mem_alloc(self->node.fd, NEURON_MEM_DEVICE, 4096, 0, &a));
-		in = a.handle;
-		ASSERT_EQ(0, neuron_mem_alloc(self->node.fd, NEURON_MEM_DEVICE, 4096, 0, &a));
-		out = a.handle;
-		ASSERT_EQ(0, neuron_mm_model_load(self->node.fd, 0, &model));
-		bind[0] = in;
-		bind[1] = out;
-	}
-	snprintf(text, sizeof(text),
-		 "{\"period\": \"400ms\", \"neuron_runtimes\": [{\"tag_filter\": \"^%d$\", ",
-		 getpid());
-	for (k = 0; k < (int)ARRAY_SIZE(config_rest); k++)
-		strncat(text, config_rest[k], sizeof(text) - strlen(text) - 1);
-	fd = mkstemp(cfg);
-	ASSERT_LE(0, fd);
-	ASSERT_EQ((ssize_t)strlen(text), write(fd, text, strlen(text)));
-	close(fd);
+	first_nc = mon_workload_setup(_metadata, &self->node, exec, &model, bind);
+	mon_config_write(_metadata, cfg, "400ms", config_rest, ARRAY_SIZE(config_rest));
 
 	m = malloc(sizeof(*m));
 	ASSERT_NE(NULL, m);
@@ -1631,13 +1689,13 @@ TEST_F(tools, monitor_vendor_config)
 		ASSERT_TRUE(jnum(jget(e, "neuroncore_utilization")));
 		EXPECT_LE(0.0, jget(e, "neuroncore_utilization")->num);
 		EXPECT_GE(100.0, jget(e, "neuroncore_utilization")->num);
-		EXPECT_TRUE(jget_u64(e, "flops", &u));
+		EXPECT_TRUE(jget_u64(e, "flops", u));
 
 		g = jget(rep, "memory_used");
 		check_group(_metadata, g, "memory_used", mem_keys, ARRAY_SIZE(mem_keys));
 		e = jget(g, "neuron_runtime_used_bytes");
-		EXPECT_TRUE(jget_u64(e, "host", &u));
-		EXPECT_TRUE(jget_u64(e, "neuron_device", &u));
+		EXPECT_TRUE(jget_u64(e, "host", u));
+		EXPECT_TRUE(jget_u64(e, "neuron_device", u));
 		ASSERT_NE(NULL, jget(e, "usage_breakdown"));
 		EXPECT_NE(NULL, jget(jget(jget(e, "usage_breakdown"), "neuroncore_memory_usage"),
 				     key));
@@ -1654,12 +1712,15 @@ TEST_F(tools, monitor_vendor_config)
 			   ARRAY_SIZE(err_keys));
 		check_keys(_metadata, jget(g, "execution_summary"), "execution_summary",
 			   sum_keys, ARRAY_SIZE(sum_keys));
-		EXPECT_TRUE(jget_u64(jget(g, "execution_summary"), "completed", &u));
-		completed += u;
-		EXPECT_TRUE(jget_u64(jget(g, "execution_summary"), "completed_with_err", &u));
-		EXPECT_EQ(0ULL, u);
-		EXPECT_NE(NULL, jget(jget(g, "latency_stats"), "total_latency"));
-		EXPECT_NE(NULL, jget(jget(g, "latency_stats"), "device_latency"));
+		EXPECT_TRUE(jget_u64(jget(g, "execution_summary"), "completed", u));
+		completed += u[0];
+		check_latency(_metadata, jget(jget(g, "latency_stats"), "device_latency"), u[0]);
+		EXPECT_TRUE(jget_u64(jget(g, "execution_summary"), "completed_with_err", u));
+		EXPECT_EQ(0ULL, u[0]);
+		for (e = jget(g, "error_summary")->child; e; e = e->next)
+			EXPECT_TRUE(e->is_uint && !e->u) TH_LOG("error_summary.%s", e->key);
+		e = jget(jget(g, "latency_stats"), "total_latency");
+		EXPECT_TRUE(e && e->type == J_NULL);
 		jfree(doc);
 	}
 	EXPECT_TRUE(seen);
@@ -1688,6 +1749,315 @@ TEST_F(tools, monitor_vendor_config)
 		EXPECT_EQ(0U, jlen(jget(doc, "system_data")));
 		jfree(doc);
 	}
+	free(m);
+	if (exec)
+		neuron_model_unload(self->node.fd, model);
+}
+
+/* ---- neuron-monitor --prometheus: the vendor exporter's names ---- */
+
+#define PROM_MAX_LABELS	16
+
+/* A sample line of the text exposition format. */
+struct prom_sample {
+	char name[128];
+	unsigned int n;
+	char key[PROM_MAX_LABELS][64];
+	char val[PROM_MAX_LABELS][256];
+	double value;
+};
+
+static bool prom_name_char(char c, bool first)
+{
+	return isalpha((unsigned char)c) || c == '_' || c == ':' ||
+	       (!first && isdigit((unsigned char)c));
+}
+
+/* A label value up to its closing quote, unescaped: true if well formed. */
+static bool prom_parse_value(const char **pp, char *out, size_t size)
+{
+	const char *p = *pp;
+	size_t v = 0;
+
+	for (; *p != '"'; p++) {
+		char c = *p;
+
+		if (!c || c == '\n' || v + 1 >= size)
+			return false;
+		if (c == '\\') {
+			p++;
+			if (*p == 'n')
+				c = '\n';
+			else if (*p == '\\' || *p == '"')
+				c = *p;
+			else
+				return false;
+		}
+		out[v++] = c;
+	}
+	out[v] = '\0';
+	*pp = p + 1;
+	return true;
+}
+
+/* Parse @line, name{k="v",...} value (no timestamp): true if valid. */
+static bool prom_parse(const char *line, struct prom_sample *s)
+{
+	const char *p = line;
+	size_t n = 0;
+	char *end;
+
+	memset(s, 0, sizeof(*s));
+	if (!prom_name_char(*p, true))
+		return false;
+	while (prom_name_char(*p, false) && n + 1 < sizeof(s->name))
+		s->name[n++] = *p++;
+	if (*p == '{') {
+		for (p++; *p != '}';) {
+			size_t k = 0;
+
+			if (s->n == PROM_MAX_LABELS || !prom_name_char(*p, true) || *p == ':')
+				return false;
+			while (prom_name_char(*p, false) && *p != ':' && k + 1 < sizeof(s->key[0]))
+				s->key[s->n][k++] = *p++;
+			if (p[0] != '=' || p[1] != '"')
+				return false;
+			p += 2;
+			if (!prom_parse_value(&p, s->val[s->n], sizeof(s->val[0])))
+				return false;
+			s->n++;
+			if (*p == ',')
+				p++;
+			else if (*p != '}')
+				return false;
+		}
+		p++;
+	}
+	if (*p != ' ')
+		return false;
+	s->value = strtod(p + 1, &end);
+	return end != p + 1 && *end == '\0';
+}
+
+static const char *prom_get(const struct prom_sample *s, const char *key)
+{
+	unsigned int k;
+
+	for (k = 0; k < s->n; k++)
+		if (!strcmp(s->key[k], key))
+			return s->val[k];
+	return NULL;
+}
+
+/* Read the monitor's stderr until a line holds @needle or @ms passed. */
+static bool mon_wait_err(struct mon *m, const char *needle, int ms)
+{
+	__s64 deadline = neuron_now_ns() + ms * 1000000LL;
+	char buf[4096];
+	size_t len = 0;
+
+	while (neuron_now_ns() < deadline) {
+		struct pollfd pfd = { .fd = m->err, .events = POLLIN };
+		ssize_t k;
+
+		if (poll(&pfd, 1, 50) <= 0)
+			continue;
+		k = read(m->err, buf + len, sizeof(buf) - 1 - len);
+		if (k <= 0)
+			return false;
+		len += k;
+		buf[len] = '\0';
+		if (strstr(buf, needle))
+			return true;
+		if (len == sizeof(buf) - 1)
+			len = 0;
+	}
+	return false;
+}
+
+/* The families of the exporter, their type, a label of theirs. */
+static const struct {
+	const char *name, *type, *label;
+	bool runtime;		/* with runtime_tag */
+} prom_families[] = {
+	{ "neuroncore_utilization_ratio", "gauge", "neuroncore", true },
+	{ "neuron_runtime_vcpu_usage_ratio", "gauge", "usage_type", true },
+	{ "neuron_runtime_memory_used_bytes", "gauge", "memory_location", true },
+	{ "execution_errors_total", "counter", "error_type", true },
+	{ "execution_status_total", "counter", "status_type", true },
+	{ "hardware_ecc_events_total", "counter", "event_type", false },
+	{ "system_vcpu_count", "gauge", NULL, false },
+	{ "system_vcpu_usage_ratio", "gauge", "usage_type", false },
+	{ "system_memory_total_bytes", "gauge", NULL, false },
+	{ "system_memory_used_bytes", "gauge", NULL, false },
+	{ "system_swap_total_bytes", "gauge", NULL, false },
+	{ "system_swap_used_bytes", "gauge", NULL, false },
+	{ "instance_info", "gauge", NULL, false },
+	{ "neuron_hardware_info", "gauge", "neuroncore_per_device_count", false },
+};
+
+static const char *const prom_instance_labels[] = {
+	"instance_name", "instance_id", "instance_type", "availability_zone", "region",
+	"subnet_id",
+};
+
+/* MemTotal of /proc/meminfo, bytes. */
+static unsigned long long mem_total_bytes(void)
+{
+	unsigned long long kb = 0;
+	char line[256];
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemTotal: %llu kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb * 1024;
+}
+
+struct prom_seen {
+	char typed[64][128];
+	unsigned int n_typed;
+	bool family[ARRAY_SIZE(prom_families)];
+	bool completed, latency;
+};
+
+/* Check one sample line of the exporter's text against what the test did. */
+static void prom_check_sample(struct __test_metadata *_metadata, const char *line,
+			      struct prom_seen *seen, const char *tag, const char *nc,
+			      unsigned long long execs)
+{
+	struct prom_sample s;
+	unsigned int k, t;
+	const char *v;
+
+	ASSERT_TRUE(prom_parse(line, &s)) TH_LOG("not a sample: '%s'", line);
+	for (t = 0; t < seen->n_typed && strcmp(seen->typed[t], s.name); t++)
+		;
+	EXPECT_LT(t, seen->n_typed) TH_LOG("%s not typed before its sample", s.name);
+	for (k = 0; k < ARRAY_SIZE(prom_instance_labels); k++)
+		EXPECT_NE(NULL, prom_get(&s, prom_instance_labels[k]))
+			TH_LOG("%s: no label %s", line, prom_instance_labels[k] ?: "");
+	for (k = 0; k < ARRAY_SIZE(prom_families) && strcmp(prom_families[k].name, s.name); k++)
+		;
+	if (!strcmp(s.name, "execution_latency_seconds")) {
+		v = prom_get(&s, "percentile");
+		EXPECT_TRUE(v && v[0] == 'p') TH_LOG("%s", line);
+		EXPECT_LE(0.0, s.value);
+		seen->latency = true;
+		return;
+	}
+	ASSERT_LT(k, ARRAY_SIZE(prom_families)) TH_LOG("unexpected family: %s", line);
+	seen->family[k] = true;
+	if (prom_families[k].label)
+		EXPECT_NE(NULL, prom_get(&s, prom_families[k].label)) TH_LOG("%s", line);
+	v = prom_get(&s, "runtime_tag");
+	/* The runtime's families have its tag, the others none. */
+	EXPECT_STREQ(prom_families[k].runtime ? tag : "(none)", v ?: "(none)");
+	if (!strcmp(s.name, "neuroncore_utilization_ratio")) {
+		EXPECT_STREQ(nc, prom_get(&s, "neuroncore") ?: "(none)");
+		EXPECT_LE(0.0, s.value);
+		EXPECT_GE(1.0, s.value);
+	} else if (!strcmp(s.name, "execution_status_total")) {
+		v = prom_get(&s, "status_type") ?: "";
+		if (!strcmp(v, "completed")) {
+			EXPECT_EQ((double)execs, s.value) TH_LOG("%s", line);
+			seen->completed = true;
+		} else {
+			EXPECT_EQ(0.0, s.value) TH_LOG("%s", line);
+		}
+	} else if (!strcmp(s.name, "execution_errors_total")) {
+		EXPECT_EQ(0.0, s.value) TH_LOG("%s", line);
+	} else if (!strcmp(s.name, "system_memory_total_bytes")) {
+		EXPECT_EQ((double)mem_total_bytes(), s.value);
+	} else if (!strcmp(s.name, "system_vcpu_count")) {
+		EXPECT_EQ((double)sysconf(_SC_NPROCESSORS_ONLN), s.value);
+	} else if (!strcmp(s.name, "instance_info") || !strcmp(s.name, "neuron_hardware_info")) {
+		EXPECT_EQ(1.0, s.value);
+	}
+}
+
+/*
+ * --prometheus -c FILE: one report in the vendor exporter's families,
+ * a period after the start: every line a comment or a valid sample, each
+ * family typed once and before its samples, the instance labels on every
+ * sample, runtime_tag on the runtime's, the executions this process ran
+ * in the period counted as completed.
+ */
+TEST_F(tools, monitor_prometheus_vendor)
+{
+	char cfg[] = "/tmp/neuron-monitor-XXXXXX", tag[16], nc[16];
+	char *const argv[] = { "neuron-monitor", "--prometheus", "-c", cfg, "--verbose", "1",
+			       NULL };
+	static const char *const config_rest[] = {
+		"\"metrics\": [{\"type\": \"neuroncore_counters\"}, {\"type\": \"memory_used\"}, ",
+		"{\"type\": \"neuron_runtime_vcpu_usage\"}, {\"type\": \"execution_stats\"}]}], ",
+		"\"system_metrics\": [{\"type\": \"vcpu_usage\"}, {\"type\": \"memory_info\"}, ",
+		"{\"type\": \"neuron_hw_counters\"}]}",
+	};
+	__u32 model = 0, bind[2], status;
+	struct prom_seen seen = { 0 };
+	char *line, *save, *copy;
+	unsigned int k, runs;
+	struct mon *m;
+	bool exec;
+
+	if (!(self->info.caps & NEURON_CAP_RESERVE))
+		SKIP(return, "no NEURON_CAP_RESERVE");
+	exec = self->info.caps & NEURON_CAP_EXEC;
+	snprintf(nc, sizeof(nc), "%u",
+		 mon_workload_setup(_metadata, &self->node, exec, &model, bind));
+	snprintf(tag, sizeof(tag), "%d", getpid());
+	mon_config_write(_metadata, cfg, "4s", config_rest, ARRAY_SIZE(config_rest));
+
+	m = malloc(sizeof(*m));
+	ASSERT_NE(NULL, m);
+	ASSERT_EQ(0, mon_start(m, argv));
+	/* Its baseline taken (the message after it), the workload runs. */
+	EXPECT_TRUE(mon_wait_err(m, "reporting every", 8000));
+	runs = exec ? 5 : 0;
+	for (k = 0; k < runs; k++) {
+		ASSERT_EQ(0, nio_execute_wait(self->node.fd, model, bind, 2, 0, &status));
+		ASSERT_EQ((__u32)NEURON_EXEC_OK, status);
+	}
+	mon_lines(m, 1 << 20, 12000);
+	EXPECT_EQ(0, mon_stop(m));
+	unlink(cfg);
+	ASSERT_LT(0U, m->len);
+	ASSERT_EQ('\n', m->buf[m->len - 1]);
+
+	copy = strdup(m->buf);
+	ASSERT_NE(NULL, copy);
+	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char name[128], type[32];
+		unsigned int t;
+
+		if (!strncmp(line, "# TYPE ", 7)) {
+			int got = sscanf(line + 7, "%127s %31s", name, type);
+
+			ASSERT_EQ(2, got) TH_LOG("%s", line);
+			for (t = 0; t < seen.n_typed && strcmp(seen.typed[t], name); t++)
+				;
+			EXPECT_EQ(t, seen.n_typed) TH_LOG("%s typed twice", name);
+			ASSERT_LT(seen.n_typed, ARRAY_SIZE(seen.typed));
+			strcpy(seen.typed[seen.n_typed++], name);
+			for (t = 0; t < ARRAY_SIZE(prom_families); t++)
+				if (!strcmp(prom_families[t].name, name))
+					EXPECT_STREQ(prom_families[t].type, type);
+			continue;
+		}
+		if (line[0] == '#') {
+			EXPECT_EQ(0, strncmp(line, "# HELP ", 7)) TH_LOG("%s", line);
+			continue;
+		}
+		prom_check_sample(_metadata, line, &seen, tag, nc, runs);
+	}
+	free(copy);
+	for (k = 0; k < ARRAY_SIZE(prom_families); k++)
+		EXPECT_TRUE(seen.family[k])
+			TH_LOG("no %s: %s", prom_families[k].name ?: "", m->buf);
+	EXPECT_TRUE(seen.completed);
 	free(m);
 	if (exec)
 		neuron_model_unload(self->node.fd, model);

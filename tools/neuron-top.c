@@ -17,6 +17,7 @@
  */
 #define _GNU_SOURCE
 #include <curses.h>
+#include <term.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -71,7 +72,7 @@ struct top {
 	char instance[LINE_LEN];
 	unsigned int scroll;
 	/* the lines below the fixed header, rebuilt at each sample */
-	char (*lines)[LINE_LEN];
+	char (*txt)[LINE_LEN];
 	unsigned char *attrs;	/* 1: a section's title (reverse) */
 	unsigned int n_lines, cap_lines;
 };
@@ -155,12 +156,12 @@ static void line_add(struct top *t, unsigned char attr, const char *fmt, ...)
 
 	if (t->n_lines == t->cap_lines) {
 		unsigned int cap = t->cap_lines ? 2 * t->cap_lines : 64;
-		char (*lines)[LINE_LEN] = realloc(t->lines, cap * sizeof(*lines));
+		char (*txt)[LINE_LEN] = realloc(t->txt, cap * sizeof(*txt));
 		unsigned char *attrs;
 
-		if (!lines)
+		if (!txt)
 			return;
-		t->lines = lines;
+		t->txt = txt;
 		attrs = realloc(t->attrs, cap);
 		if (!attrs)
 			return;
@@ -168,7 +169,7 @@ static void line_add(struct top *t, unsigned char attr, const char *fmt, ...)
 		t->cap_lines = cap;
 	}
 	va_start(ap, fmt);
-	vsnprintf(t->lines[t->n_lines], LINE_LEN, fmt, ap);
+	vsnprintf(t->txt[t->n_lines], LINE_LEN, fmt, ap);
 	va_end(ap);
 	t->attrs[t->n_lines++] = attr;
 }
@@ -357,7 +358,14 @@ static void nc_line(struct top *t, const struct nt_nc *nc, double util)
 		 size_str(nc->have & NT_NC_MEM_HOST, nc->mem_host, host, sizeof(host)));
 }
 
-/* The NCs, those held by a process first, then the others, each by DEV:NC. */
+/* Whether @nc is held: an owner shown, or a state other than free. */
+static bool nc_held(const struct nt_nc *nc)
+{
+	return (nc->have & NT_NC_OWNER_PID && nc->owner_pid) ||
+	       (nc->have & NT_NC_STATE && nc->state != NEURON_NC_FREE);
+}
+
+/* The NCs, those held first, then the free ones, each by DEV:NC. */
 static void build_nc_lines(struct top *t)
 {
 	const struct nt_snapshot *s = &t->snap;
@@ -370,9 +378,8 @@ static void build_nc_lines(struct top *t)
 		for (i = 0; i < s->n_devs; i++) {
 			for (j = 0; j < s->devs[i].n_ncs; j++, k++) {
 				const struct nt_nc *nc = &s->devs[i].ncs[j];
-				bool held = nc->have & NT_NC_OWNER_PID && nc->owner_pid;
 
-				if (held == !pass)
+				if (nc_held(nc) == !pass)
 					nc_line(t, nc, t->util ? t->util[k] : -1);
 			}
 		}
@@ -425,7 +432,7 @@ static void draw(struct top *t)
 		used += s->devs[i].mem_used_device;
 		total += s->devs[i].mem_total;
 		for (j = 0; j < s->devs[i].n_ncs; j++)
-			held += s->devs[i].ncs[j].owner_pid != 0;
+			held += nc_held(&s->devs[i].ncs[j]);
 	}
 	sec = time(NULL);
 	localtime_r(&sec, &tm);
@@ -462,7 +469,7 @@ static void draw(struct top *t)
 
 		if (t->attrs[l])
 			attron(A_REVERSE);
-		mvaddnstr(HEAD_LINES + row, 0, t->lines[l], cols);
+		mvaddnstr(HEAD_LINES + row, 0, t->txt[l], cols);
 		if (t->attrs[l])
 			attroff(A_REVERSE);
 	}
@@ -520,7 +527,7 @@ static void top_free(struct top *t)
 	free(t->prev);
 	free(t->util);
 	free(t->procs);
-	free(t->lines);
+	free(t->txt);
 	free(t->attrs);
 	nt_ctx_close(&t->ctx);
 }
@@ -580,18 +587,13 @@ int main(int argc, char **argv)
 	struct top t = { 0 };
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			print_usage(stdout);
-			return NT_EXIT_OK;
-		default:
-			print_usage(stderr);
-			return NT_EXIT_USAGE;
-		}
+	c = getopt_long(argc, argv, "h", opts, NULL);
+	if (c == 'h' && optind == argc) {
+		print_usage(stdout);
+		return NT_EXIT_OK;
 	}
-	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s'\n", prog, argv[optind]);
+	/* No option but --help, no argument. */
+	if (c != -1 || optind < argc) {
 		print_usage(stderr);
 		return NT_EXIT_USAGE;
 	}
@@ -599,6 +601,14 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 			"%s: standard input and output must be a terminal (for a report without one, use neuron-monitor or neuron-ls)\n",
 			prog);
+		return TOP_EXIT_NO_TTY;
+	}
+	if (setupterm(NULL, STDOUT_FILENO, &c) != OK) {
+		const char *term = getenv("TERM");
+
+		fprintf(stderr, "%s: cannot use the terminal (TERM=%s): %s\n", prog,
+			term ? term : "(unset)",
+			c == 0 ? "no terminfo entry for it" : "not a usable terminal type");
 		return TOP_EXIT_NO_TTY;
 	}
 	ret = nt_ctx_open(&t.ctx, prog);

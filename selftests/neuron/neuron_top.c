@@ -566,8 +566,9 @@ TEST_F(top, shows_workload_and_quits)
 
 	ASSERT_EQ(0, top_start(&self->run, "vt100"));
 	shown = top_read(&self->run, TOP_WAIT_MS, workload_shown, &e, &status);
+	/* The screen in the log, as the tool drew it. */
+	scr_log(_metadata, &self->run.scr);
 	if (!shown || !workload_shown(&self->run.scr, &e)) {
-		scr_log(_metadata, &self->run.scr);
 		TH_LOG("device row %d, NC row %d, process row %d (tool %s)",
 		       rows_dev(&self->run.scr, &e), rows_nc(&self->run.scr, &e),
 		       rows_proc(&self->run.scr, &e),

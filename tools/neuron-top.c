@@ -444,7 +444,7 @@ static void draw(struct top *t)
 	if (cols > 12)
 		mvaddnstr(0, 12, t->instance, cols - 12);
 	if (cols > 60)
-		mvaddnstr(0, cols - 28, "q quit, arrows scroll", 21);
+		mvaddnstr(0, cols - 31, "q quit, arrows scroll", 21);
 	if (cols > 8)
 		mvaddnstr(0, cols - 8, now, 8);
 	attroff(A_REVERSE);

@@ -660,16 +660,36 @@ TEST_F(alone, no_terminal)
 	EXPECT_TRUE(!!strstr(err, "cannot use the terminal")) TH_LOG("%s", err);
 }
 
-/* A device of the simulator to make again: its ID, arch and memory. */
+/* A device of the simulator to make again: its ID, arch, memory, minor. */
 struct sim_dev {
 	unsigned int id;
 	char arch[16];
 	unsigned int mem_mb;
+	unsigned int minor;
 };
+
+static int sim_dev_cmp(const void *a, const void *b)
+{
+	const struct sim_dev *x = a, *y = b;
+
+	return x->minor < y->minor ? -1 : x->minor > y->minor;
+}
+
+/* Make @d again and wait for its node: 0, or -errno; its minor in *@minor. */
+static int sim_dev_remake(const struct sim_dev *d, unsigned int *minor)
+{
+	struct neuron_node n;
+	int ret;
+
+	ret = neuron_sim_create_id(&n, d->id, d->arch, d->mem_mb);
+	*minor = n.minor;
+	return ret;
+}
 
 /*
  * No device at all (every simulated device deleted for the time of the
- * test, then made again): a message and status 1, on a terminal.
+ * test, then made again in the order of their minors, so that each gets
+ * its minor back): a message and status 1, on a terminal.
  */
 TEST_F(alone, no_device)
 {
@@ -702,19 +722,23 @@ TEST_F(alone, no_device)
 		if (ret)
 			break;
 		total = strtoull(text, NULL, 10);
-		devs[n++].mem_mb = (unsigned int)(total >> 20);
+		devs[n].mem_mb = (unsigned int)(total >> 20);
+		devs[n++].minor = minor;
 	}
 	closedir(d);
 	if (ret == -ENOENT)
 		SKIP(return, "a device that is not simulated is present");
 	ASSERT_EQ(0, ret);
+	qsort(devs, n, sizeof(devs[0]), sim_dev_cmp);
 
 	for (i = 0; i < n; i++)
 		EXPECT_EQ(0, neuron_sim_del(devs[i].id)) TH_LOG("del_device %u", devs[i].id);
 	ret = top_status("vt100", true, err, sizeof(err));
-	for (i = 0; i < n; i++)
-		EXPECT_EQ(0, neuron_sim_new(devs[i].id, devs[i].arch, devs[i].mem_mb))
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(0, sim_dev_remake(&devs[i], &minor))
 			TH_LOG("new_device %u %s %u", devs[i].id, devs[i].arch, devs[i].mem_mb);
+		EXPECT_EQ(devs[i].minor, minor) TH_LOG("sim %u", devs[i].id);
+	}
 	EXPECT_EQ(1, ret) TH_LOG("%s", err);
 	EXPECT_TRUE(!!strstr(err, "no neuron device")) TH_LOG("%s", err);
 }

@@ -14,8 +14,9 @@
 #                 PREFIX (/usr/local) and DESTDIR as usual
 # The targets below serve distribution packages (debian/, docs/packaging.md);
 # all take DESTDIR, and PREFIX where it applies:
-# make tools      neuron-pack, neuron-dump, neuron-ls, neuron-monitor (shared
-#                 libnl) and neuron-info into $(O), with the caller's
+# make tools      neuron-pack, neuron-dump, neuron-ls, neuron-monitor,
+#                 neuron-top (shared libnl and ncurses) and neuron-info into
+#                 $(O), with the caller's
 #                 CPPFLAGS, CFLAGS and LDFLAGS (e.g. dpkg-buildflags') added
 #                 to each tool's own flags
 # make install-tools     those into BINDIR, the man pages of docs/man into MANDIR
@@ -91,12 +92,13 @@ install: shim
 # MAKEFLAGS is emptied for these two: a CFLAGS given on our command line
 # would otherwise replace Makefile.nl's own.
 TOOL_FLAGS = $(strip $(CPPFLAGS) $(CFLAGS) $(LDFLAGS))
-TOOLS := neuron-pack neuron-dump neuron-ls neuron-monitor neuron-info
+TOOLS := neuron-pack neuron-dump neuron-ls neuron-monitor neuron-top neuron-info
 tools:
 	MAKEFLAGS= $(MAKE) -f libshim/Makefile.container O=$(abspath $(O)) \
 		CC="$(CC) $(TOOL_FLAGS)" container-tools
 	MAKEFLAGS= $(MAKE) -f tools/Makefile.nl O=$(abspath $(O)) STATIC=0 CC="$(CC)" \
-		EXTRA_CFLAGS="$(TOOL_FLAGS)" $(abspath $(O))/neuron-ls $(abspath $(O))/neuron-monitor
+		EXTRA_CFLAGS="$(TOOL_FLAGS)" $(abspath $(O))/neuron-ls $(abspath $(O))/neuron-monitor \
+		$(abspath $(O))/neuron-top
 	MAKEFLAGS= $(MAKE) -C tools/lib/neuron O=$(abspath $(O))/libneuron CC="$(CC)" \
 		LIB_CFLAGS="-O2 $(CPPFLAGS) $(CFLAGS)"
 	$(CC) $(CPPFLAGS) -O2 $(CFLAGS) -Wall -Wextra -I$(CURDIR)/uapi -I$(CURDIR)/tools/lib/neuron \

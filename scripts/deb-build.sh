@@ -39,7 +39,7 @@ start=$SECONDS
 
 # The build's needs: the Build-Depends of debian/control and the tools.
 need_pkgs build-essential dpkg-dev fakeroot debhelper dh-dkms dkms lintian \
-	libarchive-dev zlib1g-dev libnl-3-dev libnl-genl-3-dev pkg-config git
+	libarchive-dev zlib1g-dev libnl-3-dev libnl-genl-3-dev libncurses-dev pkg-config git
 
 fail() {
 	printf 'deb-build: FAILED: %s\n' "$*" >&2

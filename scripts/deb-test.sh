@@ -44,7 +44,7 @@
 # neuron-tools depend on, the compiler and headers the smoke test uses,
 # libelf1 for the kernel's objtool, openssl for DKMS's signing key,
 # dctrl-tools for dkms-autopkgtest and udev for the rule check.
-PKGS=dkms,adduser,gcc,make,libc6-dev,kmod,openssl,libelf1,pkg-config,libarchive-dev,zlib1g-dev,libnl-3-200,libnl-genl-3-200,dctrl-tools,udev
+PKGS=dkms,adduser,gcc,make,libc6-dev,kmod,openssl,libelf1,pkg-config,libarchive-dev,zlib1g-dev,libnl-3-200,libnl-genl-3-200,libncurses6,dctrl-tools,udev
 SUITE=bookworm
 
 # ---------------------------------------------------------------------------

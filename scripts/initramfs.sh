@@ -26,6 +26,8 @@
 #                "### NEURON MODE pci ###"
 #   -x FILE      copy FILE into /tests too, without running it (a PROGRAM
 #                may run it: a script picking some tests, for a quick loop)
+#                A PROGRAM or FILE named neuron_top brings the tool
+#                neuron-top of its folder and the terminfo entry vt100.
 #   -l DESTDIR   an install tree (`make -C libshim install DESTDIR=...
 #                PREFIX=/usr`): copied into the root, with the host's copies
 #                of every shared library that the programs and the
@@ -111,6 +113,20 @@ else
 	unload='rmmod neuron_sim && rmmod neuron'
 fi
 cp "$@" ${extra[0]:+"${extra[@]}"} "$stage/tests/"
+# neuron_top (selftests/neuron) runs the tool neuron-top that
+# tools/Makefile.nl builds into the same folder, on a terminal of type
+# vt100: the tool goes into /tests beside it, the terminfo entry into
+# /lib/terminfo, where Debian's ncurses looks (ncurses-base).
+for p in "$@" ${extra[0]:+"${extra[@]}"}; do
+	[ "${p##*/}" = neuron_top ] && [ -x "${p%/*}/neuron-top" ] || continue
+	need_pkgs ncurses-base
+	cp "${p%/*}/neuron-top" "$stage/tests/"
+	ti=$(find /lib/terminfo /usr/lib/terminfo /usr/share/terminfo -path '*/v/vt100' \
+		2>/dev/null | head -n 1)
+	[ -n "$ti" ] || die "no terminfo entry vt100 (ncurses-base)"
+	mkdir -p "$stage/lib/terminfo/v"
+	cp -L "$ti" "$stage/lib/terminfo/v/vt100"
+done
 
 # The install tree and the shared libraries its programs and libraries and
 # the test programs need: the host's copies (the same Debian userland).
@@ -275,6 +291,8 @@ export PATH=/bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
+# Pseudo-terminals (neuron_top runs neuron-top on one).
+mkdir -p /dev/pts && mount -t devpts -o ptmxmode=0666 devpts /dev/pts
 mount -t debugfs debugfs /sys/kernel/debug
 mark() { echo "### NEURON \$* ###"; }
 wait_node() {

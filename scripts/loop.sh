@@ -12,7 +12,7 @@ loop_prereqs() {
 	need_pkgs qemu-system-x86 busybox-static cpio kmod gcc make libc6-dev \
 		gcc-multilib libc6-dev-i386 binutils bc xz-utils zstd dwarves \
 		linux-source-6.1 g++ pkg-config libarchive-dev zlib1g-dev clang \
-		libnl-3-dev libnl-genl-3-dev
+		libnl-3-dev libnl-genl-3-dev libncurses-dev ncurses-base
 }
 
 # vm_run_prep NAME: the start of a one-off VM run (demo.sh, bench.sh): the

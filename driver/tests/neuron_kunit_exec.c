@@ -11,6 +11,7 @@
 #include <neuron.h>
 
 #include "neuron_exec.h"
+#include "tests/neuron_kunit.h"
 
 /* Regions: data 4 KiB (ro), scratch 4 KiB, slot 0 input 64 B, slot 1 output 64 B. */
 static void tpb_limits(struct neuron_tpb_limits *lim)
@@ -238,18 +239,11 @@ static void slot_shapes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, neuron_model_slot_check(&s), -EINVAL);
 }
 
-static struct kunit_case neuron_tpb_cases[] = {
-	KUNIT_CASE(tpb_valid_forms),
-	KUNIT_CASE(tpb_refusals),
-	KUNIT_CASE(tpb_no_end),
-	KUNIT_CASE(tpb_extent_overflow),
-	KUNIT_CASE(slot_shapes),
-	{}
-};
-
-static struct kunit_suite neuron_tpb_suite = {
-	.name = "neuron_tpb",
-	.test_cases = neuron_tpb_cases,
-};
+NEURON_KUNIT_SUITE(neuron_tpb,
+		   KUNIT_CASE(tpb_valid_forms),
+		   KUNIT_CASE(tpb_refusals),
+		   KUNIT_CASE(tpb_no_end),
+		   KUNIT_CASE(tpb_extent_overflow),
+		   KUNIT_CASE(slot_shapes));
 
 kunit_test_suite(neuron_tpb_suite);

@@ -21,6 +21,8 @@
 #include <nrt/nrt_experimental.h>
 #include <nrt/nrt_version.h>
 
+#include "test_buf.h"
+
 #define MODEL_DIR	"/usr/share/neuron/models"
 #define MATMUL_PATH	MODEL_DIR "/matmul.nmodel"
 #define MLP_PATH	MODEL_DIR "/mlp.nmodel"
@@ -202,30 +204,6 @@ static inline int count_lines(const char *s)
 }
 
 /* ---- in-memory containers ---- */
-
-struct mbuf {
-	unsigned char *p;
-	size_t len, cap;
-};
-
-static inline void mput(struct mbuf *b, const void *d, size_t n)
-{
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-
-		while (cap < b->len + n)
-			cap *= 2;
-		b->p = realloc(b->p, cap);
-		if (!b->p)
-			abort();
-		b->cap = cap;
-	}
-	if (d)
-		memcpy(b->p + b->len, d, n);
-	else
-		memset(b->p + b->len, 0, n);
-	b->len += n;
-}
 
 /* One ustar entry: a regular file @name of @n bytes. */
 static inline void tar_add(struct mbuf *t, const char *name, const void *d, size_t n)

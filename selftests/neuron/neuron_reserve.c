@@ -294,14 +294,15 @@ TEST_F(res, owner_shown_to_same_uid_or_admin)
 }
 
 /*
- * The same uid through another file, in another process: it sees the
- * owner (it is not its own reservation, so the rule is the uid's, not the
- * file's). The owner's process waits meanwhile.
+ * Fork a process that, as nobody, reserves the NCs of @mask through @fd,
+ * says so on @ready and holds them until a byte comes on @done (exit
+ * status 0; 2: the reservation failed; 3: the pipes). Its pid, once it
+ * holds them.
  */
-TEST_F(res, owner_shown_to_same_uid_other_file)
+static pid_t fork_holder(struct __test_metadata *_metadata, int fd, __u64 mask,
+			 int ready[2], int done[2])
 {
-	int ready[2], done[2], status, st_a, st_b;
-	pid_t a, b;
+	pid_t a;
 	char c;
 
 	ASSERT_EQ(0, pipe(ready));
@@ -312,7 +313,7 @@ TEST_F(res, owner_shown_to_same_uid_other_file)
 	if (!a) {
 		close(ready[0]);
 		close(done[1]);
-		if (neuron_drop_privileges(0, 0) || neuron_reserve(self->fd2, 1))
+		if (neuron_drop_privileges(0, 0) || neuron_reserve(fd, mask))
 			_exit(2);
 		if (write(ready[1], "r", 1) != 1 || read(done[0], &c, 1) != 1)
 			_exit(3);
@@ -320,6 +321,20 @@ TEST_F(res, owner_shown_to_same_uid_other_file)
 	}
 	close(ready[1]);
 	ASSERT_EQ(1, read(ready[0], &c, 1));
+	return a;
+}
+
+/*
+ * The same uid through another file, in another process: it sees the
+ * owner (it is not its own reservation, so the rule is the uid's, not the
+ * file's). The owner's process waits meanwhile.
+ */
+TEST_F(res, owner_shown_to_same_uid_other_file)
+{
+	int ready[2], done[2], status, st_a, st_b;
+	pid_t a, b;
+
+	a = fork_holder(_metadata, self->fd2, 1, ready, done);
 	b = fork();
 	ASSERT_LE(0, b);
 	if (!b) {
@@ -361,27 +376,11 @@ TEST_F(res, owner_in_user_namespace)
 {
 	int ready[2], done[2], st_a, st_b;
 	pid_t a, b, me = getpid();
-	char c;
 
 	if (geteuid())
 		SKIP(return, "needs root");
 	ASSERT_EQ(0, neuron_reserve(self->node.fd, 1));
-	ASSERT_EQ(0, pipe(ready));
-	ASSERT_EQ(0, pipe(done));
-	fflush(NULL);
-	a = fork();
-	ASSERT_LE(0, a);
-	if (!a) {
-		close(ready[0]);
-		close(done[1]);
-		if (neuron_drop_privileges(0, 0) || neuron_reserve(self->fd2, 2))
-			_exit(2);
-		if (write(ready[1], "r", 1) != 1 || read(done[0], &c, 1) != 1)
-			_exit(3);
-		_exit(0);
-	}
-	close(ready[1]);
-	ASSERT_EQ(1, read(ready[0], &c, 1));
+	a = fork_holder(_metadata, self->fd2, 2, ready, done);
 	b = fork();
 	ASSERT_LE(0, b);
 	if (!b) {

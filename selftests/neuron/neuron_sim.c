@@ -89,49 +89,6 @@ static void expect_sim_device(struct __test_metadata *_metadata,
 /* ---- who may turn the knobs ---- */
 
 /*
- * Every regular file of @dir (not recursive): no group or other write bit,
- * and (in the unprivileged child) none opens for writing. The number of
- * files, or -1 (logged).
- */
-static int knobs_closed(const char *dir, bool try_open)
-{
-	char path[384];
-	struct dirent *de;
-	struct stat st;
-	int n = 0, fd;
-	DIR *d;
-
-	d = opendir(dir);
-	if (!d) {
-		printf("# opendir %s: %s\n", dir, strerror(errno));
-		return -1;
-	}
-	while ((de = readdir(d))) {
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if (lstat(path, &st) || !S_ISREG(st.st_mode))
-			continue;
-		if (st.st_mode & 0022) {
-			printf("# %s: mode %o\n", path, st.st_mode & 07777);
-			n = -1;
-			break;
-		}
-		if (try_open) {
-			fd = open(path, O_WRONLY | O_CLOEXEC);
-			if (fd >= 0 || errno != EACCES) {
-				printf("# %s: opened for writing (errno %d)\n", path, errno);
-				if (fd >= 0)
-					close(fd);
-				n = -1;
-				break;
-			}
-		}
-		n++;
-	}
-	closedir(d);
-	return n;
-}
-
-/*
  * The simulator's knobs (new_device, del_device, the fault and latency
  * knobs, inject_notify) are root's: a uid without capabilities can write
  * none of them, so no user can add a device, fail another user's DMA,
@@ -146,8 +103,8 @@ TEST_F(sim, knobs_root_only)
 
 	ASSERT_EQ(0, neuron_sim_create(n, "v2", 0));
 	snprintf(dev, sizeof(dev), NEURON_SIM_BUS "/devices/neuron_sim%u", n->sim_id);
-	bus = knobs_closed(NEURON_SIM_BUS, false);
-	knobs = knobs_closed(dev, false);
+	bus = neuron_files_closed(NEURON_SIM_BUS, false);
+	knobs = neuron_files_closed(dev, false);
 	EXPECT_LE(2, bus);	/* new_device, del_device, drivers_* */
 	EXPECT_LE(10, knobs);	/* dma_*, tpb_*, inject_notify* */
 	fflush(NULL);
@@ -156,9 +113,9 @@ TEST_F(sim, knobs_root_only)
 	if (!pid) {
 		if (neuron_drop_privileges(0, 0))
 			_exit(2);
-		if (knobs_closed(NEURON_SIM_BUS, true) != bus)
+		if (neuron_files_closed(NEURON_SIM_BUS, true) != bus)
 			_exit(3);
-		_exit(knobs_closed(dev, true) == knobs ? 0 : 4);
+		_exit(neuron_files_closed(dev, true) == knobs ? 0 : 4);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));

@@ -8,15 +8,16 @@
 #include <kunit/test.h>
 
 /*
- * NEURON_KUNIT_SUITE(name, KUNIT_CASE(a), ...) - the case table name_cases
- * (with its empty terminator) and the suite name_suite, which KUnit lists
- * as "name"; register it with kunit_test_suite() or kunit_test_suites().
+ * NEURON_KUNIT_SUITE(suite, KUNIT_CASE(a), ...) - the case table
+ * <suite>_cases (with its empty terminator) and the struct kunit_suite
+ * <suite>_suite, which KUnit lists as "<suite>"; register it with
+ * kunit_test_suite() or kunit_test_suites().
  */
-#define NEURON_KUNIT_SUITE(name, ...)					\
-	static struct kunit_case name##_cases[] = { __VA_ARGS__, {} };	\
-	static struct kunit_suite name##_suite = {			\
-		.name = #name,						\
-		.test_cases = name##_cases,				\
+#define NEURON_KUNIT_SUITE(suite, ...)					\
+	static struct kunit_case suite##_cases[] = { __VA_ARGS__, {} };	\
+	static struct kunit_suite suite##_suite = {			\
+		.name = #suite,						\
+		.test_cases = suite##_cases,				\
 	}
 
 #endif

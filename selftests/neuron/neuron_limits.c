@@ -288,8 +288,7 @@ TEST_F(limits, host_memory_charge_outlives_process)
 	int status;
 	pid_t pid;
 
-	pid = fork();
-	ASSERT_LE(0, pid);
+	pid = neuron_fork(_metadata);
 	if (!pid) {
 		if (neuron_drop_privileges(0, MEMLOCK) ||
 		    alloc(self->node.fd, NEURON_MEM_HOST, MEMLOCK, NULL))

@@ -1616,8 +1616,7 @@ TEST_F(mem, fork_shares_mappings)
 		fill(p, len, 13);
 		ASSERT_EQ(0, pipe(go));
 		ASSERT_EQ(0, pipe(done));
-		pid = fork();
-		ASSERT_LE(0, pid);
+		pid = neuron_fork(_metadata);
 		if (pid == 0) {
 			close(go[1]);
 			close(done[0]);
@@ -1683,8 +1682,7 @@ TEST_F(mem, release_on_exit)
 
 	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
-	pid = fork();
-	ASSERT_LE(0, pid);
+	pid = neuron_fork(_metadata);
 	if (pid == 0) {
 		struct neuron_mem_alloc a;
 		unsigned char *p;

@@ -107,9 +107,7 @@ TEST_F(sim, knobs_root_only)
 	knobs = neuron_files_closed(dev, false);
 	EXPECT_LE(2, bus);	/* new_device, del_device, drivers_* */
 	EXPECT_LE(10, knobs);	/* dma_*, tpb_*, inject_notify* */
-	fflush(NULL);
-	pid = fork();
-	ASSERT_LE(0, pid);
+	pid = neuron_fork(_metadata);
 	if (!pid) {
 		if (neuron_drop_privileges(0, 0))
 			_exit(2);
@@ -377,8 +375,7 @@ TEST_F(sim, remove_during_queries)
 	ASSERT_EQ(0, neuron_sim_create(n, "v3", 0));
 	ASSERT_EQ(0, neuron_node_open(n));
 	ASSERT_EQ(0, pipe(ready));
-	pid = fork();
-	ASSERT_LE(0, pid);
+	pid = neuron_fork(_metadata);
 	if (pid == 0) {
 		unsigned long ok = 0;
 		int err;
@@ -615,8 +612,7 @@ TEST_F_TIMEOUT(sim, unbind_bind_with_users, 60)
 	ASSERT_EQ(0, sim_knob(n->sim_id, "dma_latency_us", "1000000"));
 	ASSERT_EQ(0, sim_copy(n->fd, host.handle, dev.handle, NULL, OBJ,
 			      NEURON_COPY_ASYNC, &seq));
-	pid = fork();
-	ASSERT_LE(0, pid);
+	pid = neuron_fork(_metadata);
 	if (pid == 0)
 		_exit(-sim_wait(n->fd, seq, 10000));
 	neuron_sleep_ms(200);

@@ -81,6 +81,16 @@ static int str(struct jp *j, char *key, bool *odd_key)
 	return -1;
 }
 
+/* Skip the digits at j->p; false if there are none. */
+static bool digits(struct jp *j)
+{
+	const char *start = j->p;
+
+	while (j->p < j->end && *j->p >= '0' && *j->p <= '9')
+		j->p++;
+	return j->p != start;
+}
+
 static enum jtype number(struct jp *j, uint64_t *val)
 {
 	bool neg = false, frac = false, overflow = false;
@@ -108,10 +118,7 @@ static enum jtype number(struct jp *j, uint64_t *val)
 	if (j->p < j->end && *j->p == '.') {
 		frac = true;
 		j->p++;
-		start = j->p;
-		while (j->p < j->end && *j->p >= '0' && *j->p <= '9')
-			j->p++;
-		if (j->p == start)
+		if (!digits(j))
 			return J_ERR;
 	}
 	if (j->p < j->end && (*j->p == 'e' || *j->p == 'E')) {
@@ -119,10 +126,7 @@ static enum jtype number(struct jp *j, uint64_t *val)
 		j->p++;
 		if (j->p < j->end && (*j->p == '+' || *j->p == '-'))
 			j->p++;
-		start = j->p;
-		while (j->p < j->end && *j->p >= '0' && *j->p <= '9')
-			j->p++;
-		if (j->p == start)
+		if (!digits(j))
 			return J_ERR;
 	}
 	if (neg || frac || overflow)

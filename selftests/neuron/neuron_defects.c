@@ -162,9 +162,7 @@ TEST_F(defects, queues_belong_to_the_reserver)
 	fdb = open(self->node.path, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fda);
 	ASSERT_LE(0, fdb);
-	ASSERT_EQ(0, pipe(a2b));
-	ASSERT_EQ(0, pipe(b2a));
-	a = neuron_fork(_metadata);
+	a = neuron_fork_pipes(_metadata, a2b, b2a);
 	if (!a) {
 		struct neuron_notify_header *ev, *er;
 		int err;
@@ -320,9 +318,7 @@ TEST_F_TIMEOUT(defects, load_commits_before_release, 600)
 		SKIP(return, "needs NEURON_CAP_EXEC");
 	r.data = calloc(1, 8 << 20);
 	ASSERT_NE(NULL, r.data);
-	ASSERT_EQ(0, pipe(p2b));
-	ASSERT_EQ(0, pipe(b2p));
-	b = neuron_fork(_metadata);
+	b = neuron_fork_pipes(_metadata, p2b, b2p);
 	if (!b) {
 		int fdb = open(self->node.path, O_RDWR | O_CLOEXEC);
 		unsigned int bad = 0;
@@ -594,9 +590,7 @@ TEST_F(defects, owner_pid_in_pid_namespace)
 	ASSERT_EQ(0, neuron_reserve(self->node.fd, 1));
 	fd2 = open(self->node.path, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd2);
-	ASSERT_EQ(0, pipe(res));
-	ASSERT_EQ(0, pipe(go));
-	c = neuron_fork(_metadata);
+	c = neuron_fork_pipes(_metadata, res, go);
 	if (!c) {
 		close(res[0]);
 		close(go[1]);
@@ -842,9 +836,7 @@ TEST_F_TIMEOUT(defects, sim_cpu_is_the_waiters, 120)
 
 	if (!self->node.created || !(self->info.caps & NEURON_CAP_EXEC))
 		SKIP(return, "needs the simulated TPB");
-	ASSERT_EQ(0, pipe(slept));
-	ASSERT_EQ(0, pipe(go));
-	c = neuron_fork(_metadata);
+	c = neuron_fork_pipes(_metadata, slept, go);
 	if (!c) {
 		struct rlimit cpu = { .rlim_cur = 2, .rlim_max = 3 };
 		/* Its own file: released when it dies. */

@@ -2394,9 +2394,7 @@ TEST_F_TIMEOUT(exec, processes_contend_for_nc, 60)
 	char c;
 
 	ASSERT_EQ(0, neuron_release(self->node.fd, 1));
-	ASSERT_EQ(0, pipe(ready));
-	ASSERT_EQ(0, pipe(done));
-	pid = neuron_fork(_metadata);
+	pid = neuron_fork_pipes(_metadata, ready, done);
 	if (!pid) {
 		int fd = open(self->node.path, O_RDWR | O_CLOEXEC);
 		struct mm j;

@@ -1614,9 +1614,7 @@ TEST_F(mem, fork_shares_mappings)
 
 		p = alloc_map(_metadata, self, self->node.fd, kinds[k], len, 0, &h, NULL);
 		fill(p, len, 13);
-		ASSERT_EQ(0, pipe(go));
-		ASSERT_EQ(0, pipe(done));
-		pid = neuron_fork(_metadata);
+		pid = neuron_fork_pipes(_metadata, go, done);
 		if (pid == 0) {
 			close(go[1]);
 			close(done[0]);

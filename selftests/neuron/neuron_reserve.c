@@ -250,9 +250,7 @@ TEST_F(res, owner_shown_to_same_uid_or_admin)
 	char c;
 
 	ASSERT_EQ(0, neuron_reserve(self->node.fd, 1));
-	ASSERT_EQ(0, pipe(go));
-	ASSERT_EQ(0, pipe(done));
-	child = neuron_fork(_metadata);
+	child = neuron_fork_pipes(_metadata, go, done);
 	if (!child) {
 		struct neuron_nc_state s0, s1;
 		int fd = self->fd2;
@@ -303,9 +301,7 @@ static pid_t fork_holder(struct __test_metadata *_metadata, int fd, __u64 mask,
 	pid_t a;
 	char c;
 
-	ASSERT_EQ(0, pipe(ready));
-	ASSERT_EQ(0, pipe(done));
-	a = neuron_fork(_metadata);
+	a = neuron_fork_pipes(_metadata, ready, done);
 	if (!a) {
 		close(ready[0]);
 		close(done[1]);

@@ -195,6 +195,16 @@ static nrt_tensor_t *tensor_new(const char *name)
 	return t;
 }
 
+/* A call that makes a tensor: its result pointer checked, then nrt_enter(). */
+static NRT_STATUS tensor_enter(const char *fn, const char *obj, nrt_tensor_t **tensor)
+{
+	if (!tensor) {
+		nrt_log(fn, "check arguments", obj, "the result pointer is NULL");
+		return NRT_INVALID;
+	}
+	return nrt_enter(fn);
+}
+
 NRT_EXPORT NRT_STATUS nrt_tensor_allocate(nrt_tensor_placement_t placement, int vnc, size_t size,
 					  const char *name, nrt_tensor_t **tensor)
 {
@@ -205,11 +215,7 @@ NRT_EXPORT NRT_STATUS nrt_tensor_allocate(nrt_tensor_placement_t placement, int 
 	uint32_t core;
 
 	snprintf(obj, sizeof(obj), "tensor '%s'", name ? name : "");
-	if (!tensor) {
-		nrt_log(fn, "check arguments", obj, "the result pointer is NULL");
-		return NRT_INVALID;
-	}
-	s = nrt_enter(fn);
+	s = tensor_enter(fn, obj, tensor);
 	if (s)
 		return s;
 	t = tensor_new(name);
@@ -271,11 +277,7 @@ NRT_EXPORT NRT_STATUS nrt_tensor_allocate_empty(const char *name, nrt_tensor_t *
 	nrt_tensor_t *t;
 	NRT_STATUS s;
 
-	if (!tensor) {
-		nrt_log(fn, "check arguments", NULL, "the result pointer is NULL");
-		return NRT_INVALID;
-	}
-	s = nrt_enter(fn);
+	s = tensor_enter(fn, NULL, tensor);
 	if (s)
 		return s;
 	nrt_leave();

@@ -570,11 +570,6 @@ struct neuron_model *neuron_model_lookup(struct neuron_file *nf, u32 handle)
 	return model;
 }
 
-void neuron_file_model_init(struct neuron_file *nf)
-{
-	xa_init_flags(&nf->models, XA_FLAGS_ALLOC1);
-}
-
 /* The file is gone: unload its models (executions keep what they use). */
 void neuron_file_model_release(struct neuron_file *nf)
 {

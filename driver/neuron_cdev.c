@@ -192,9 +192,10 @@ static int neuron_open(struct inode *inode, struct file *file)
 	do {
 		nf->key = atomic_inc_return(&nd->next_key) & NEURON_FILE_KEY_MASK;
 	} while (!nf->key);
-	neuron_file_mem_init(nf);
-	neuron_file_jobs_init(nf);
-	neuron_file_model_init(nf);
+	/* The file's handles, sequence numbers and models; 0 is never one. */
+	xa_init_flags(&nf->handles, XA_FLAGS_ALLOC1);
+	xa_init_flags(&nf->reqs, XA_FLAGS_ALLOC1);
+	xa_init_flags(&nf->models, XA_FLAGS_ALLOC1);
 	file->private_data = nf;
 	/* All files of the device share one mapping: removal zaps them all. */
 	file->f_mapping = nd->inode->i_mapping;

@@ -141,12 +141,29 @@ static struct neuron_dma_queue *neuron_copy_queue(struct neuron_mem *mem)
 	return neuron_dma_queue_get(neuron_nc_get(mem->nd, mem->nc));
 }
 
-/* The driver's own transfer: submit @req, wait (killable only), drop it. */
-static int neuron_copy_own(struct neuron_dma_queue *q, struct neuron_dma_req *req,
+/*
+ * The driver's own transfer, through the kernel queue of @dst's NC: a
+ * request holding new references to @dst and @src (if not NULL) is
+ * submitted, waited for (killable only) and dropped.
+ */
+static int neuron_copy_own(struct neuron_mem *src, struct neuron_mem *dst,
 			   const struct neuron_dma_seg *seg)
 {
-	int ret = neuron_dma_submit(q, req, seg);
+	struct neuron_dma_queue *q = neuron_copy_queue(dst);
+	struct neuron_dma_req *req;
+	int ret;
 
+	if (IS_ERR(q))
+		return PTR_ERR(q);
+	kref_get(&dst->ref);
+	req = neuron_copy_req(q, NULL, dst);
+	if (!req)
+		return -ENOMEM;
+	if (src) {
+		kref_get(&src->ref);
+		req->mem[1] = src;
+	}
+	ret = neuron_dma_submit(q, req, seg);
 	if (!ret)
 		ret = neuron_job_wait(&req->job, KTIME_MAX, false);
 	neuron_job_put(&req->job);
@@ -171,8 +188,6 @@ int neuron_copy_mem(struct neuron_mem *src, u64 soff, struct neuron_mem *dst,
 		    u64 doff, u64 len)
 {
 	struct neuron_dma_seg seg = { .len = len };
-	struct neuron_dma_queue *q;
-	struct neuron_dma_req *req;
 	int ret;
 
 	ret = neuron_copy_addr(src, soff, len, &seg.src);
@@ -180,16 +195,7 @@ int neuron_copy_mem(struct neuron_mem *src, u64 soff, struct neuron_mem *dst,
 		ret = neuron_copy_addr(dst, doff, len, &seg.dst);
 	if (ret)
 		return ret;
-	q = neuron_copy_queue(dst);
-	if (IS_ERR(q))
-		return PTR_ERR(q);
-	kref_get(&src->ref);
-	req = neuron_copy_req(q, NULL, src);
-	if (!req)
-		return -ENOMEM;
-	kref_get(&dst->ref);
-	req->mem[1] = dst;
-	return neuron_copy_own(q, req, &seg);
+	return neuron_copy_own(src, dst, &seg);
 }
 
 /**
@@ -209,17 +215,8 @@ int neuron_copy_clear(struct neuron_mem *mem)
 		.len = mem->size,
 		.src_fixed = true,
 	};
-	struct neuron_dma_queue *q;
-	struct neuron_dma_req *req;
 
-	q = neuron_copy_queue(mem);
-	if (IS_ERR(q))
-		return PTR_ERR(q);
-	kref_get(&mem->ref);
-	req = neuron_copy_req(q, NULL, mem);
-	if (!req)
-		return -ENOMEM;
-	return neuron_copy_own(q, req, &seg);
+	return neuron_copy_own(NULL, mem, &seg);
 }
 
 /*

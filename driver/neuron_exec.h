@@ -154,7 +154,6 @@ struct neuron_tpb_limits {
 /* neuron_model.c */
 struct neuron_model *neuron_model_lookup(struct neuron_file *nf, u32 handle);
 void neuron_model_put(struct neuron_model *model);
-void neuron_file_model_init(struct neuron_file *nf);
 void neuron_file_model_release(struct neuron_file *nf);
 #if IS_ENABLED(CONFIG_KUNIT)
 int neuron_model_slot_check(const struct neuron_model_slot *s);

@@ -260,11 +260,6 @@ int neuron_ioctl_wait(struct neuron_file *nf, void *arg)
 	return ret;
 }
 
-void neuron_file_jobs_init(struct neuron_file *nf)
-{
-	xa_init_flags(&nf->reqs, XA_FLAGS_ALLOC1);
-}
-
 /* The file is gone: forget its sequence numbers; the jobs end alone. */
 void neuron_file_jobs_release(struct neuron_file *nf)
 {

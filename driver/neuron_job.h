@@ -107,7 +107,6 @@ static inline int neuron_job_status(struct neuron_job *job)
 }
 
 /* Asynchronous calls: the sequence numbers of a file (nf->reqs). */
-void neuron_file_jobs_init(struct neuron_file *nf);
 void neuron_file_jobs_release(struct neuron_file *nf);
 int neuron_job_seq_reserve(struct neuron_file *nf, u64 *seqno);
 void neuron_job_seq_unreserve(struct neuron_file *nf, u64 seqno);

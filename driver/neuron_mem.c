@@ -641,11 +641,6 @@ int neuron_ioctl_mem_free(struct neuron_file *nf, void *arg)
 	return 0;
 }
 
-void neuron_file_mem_init(struct neuron_file *nf)
-{
-	xa_init_flags(&nf->handles, XA_FLAGS_ALLOC1);
-}
-
 /* The file is gone: drop every handle it still has. */
 void neuron_file_mem_release(struct neuron_file *nf)
 {

@@ -57,7 +57,6 @@ struct neuron_mem {
 	unsigned long mmap_pgoff;
 };
 
-void neuron_file_mem_init(struct neuron_file *nf);
 void neuron_file_mem_release(struct neuron_file *nf);
 void neuron_device_mem_init(struct neuron_device *nd);
 void neuron_device_mem_fini(struct neuron_device *nd);

@@ -325,33 +325,32 @@ static int neuron_model_read(struct neuron_file *nf, struct neuron_model_load *l
 }
 
 /*
- * Copy @len bytes to @off of staging @st from kernel memory @kbuf, or from
- * user memory @ubuf when @kbuf is NULL.
+ * Copy @len bytes (at most the size of staging @st) to the start of @st from
+ * kernel memory *@kbuf, or from user memory *@ubuf when *@kbuf is NULL, and
+ * move that pointer past them.
  */
-static int neuron_stage_fill(struct neuron_mem *st, u64 off, const void *kbuf,
-			     const void __user *ubuf, u64 len)
+static int neuron_stage_fill(struct neuron_mem *st, const void **kbuf,
+			     const void __user **ubuf, u64 len)
 {
-	while (len) {
-		unsigned long pg = off >> PAGE_SHIFT;
-		u32 in = offset_in_page(off);
-		u32 n = min_t(u64, len, PAGE_SIZE - in);
-		void *va = kmap_local_page(st->pages[pg]);
+	u64 off;
+
+	for (off = 0; off < len; off += PAGE_SIZE) {
+		u32 n = min_t(u64, len - off, PAGE_SIZE);
+		void *va = kmap_local_page(st->pages[off >> PAGE_SHIFT]);
 		int ret = 0;
 
-		if (kbuf)
-			memcpy(va + in, kbuf, n);
-		else if (copy_from_user(va + in, ubuf, n))
+		if (*kbuf)
+			memcpy(va, *kbuf + off, n);
+		else if (copy_from_user(va, *ubuf + off, n))
 			ret = -EFAULT;
 		kunmap_local(va);
 		if (ret)
 			return ret;
-		if (kbuf)
-			kbuf += n;
-		else
-			ubuf += n;
-		off += n;
-		len -= n;
 	}
+	if (*kbuf)
+		*kbuf += len;
+	else
+		*ubuf += len;
 	return 0;
 }
 
@@ -367,15 +366,11 @@ static int neuron_model_write(struct neuron_model *model, struct neuron_mem *st,
 		u64 n = min_t(u64, len, st->size);
 		int ret;
 
-		ret = neuron_stage_fill(st, 0, kbuf, ubuf, n);
+		ret = neuron_stage_fill(st, &kbuf, &ubuf, n);
 		if (!ret)
 			ret = neuron_copy_mem(st, 0, model->mem, off, n);
 		if (ret)
 			return ret;
-		if (kbuf)
-			kbuf += n;
-		else
-			ubuf += n;
 		off += n;
 		len -= n;
 	}
@@ -573,11 +568,6 @@ struct neuron_model *neuron_model_lookup(struct neuron_file *nf, u32 handle)
 		kref_get(&model->ref);
 	xa_unlock(&nf->models);
 	return model;
-}
-
-void neuron_file_model_init(struct neuron_file *nf)
-{
-	xa_init_flags(&nf->models, XA_FLAGS_ALLOC1);
 }
 
 /* The file is gone: unload its models (executions keep what they use). */

@@ -104,21 +104,6 @@ void neuron_nc_exit(struct neuron_file *nf, u64 mask)
 			up_read(&nf->nd->nc[i].hold);
 }
 
-/* Checks common to NC_RESERVE and NC_RELEASE; the mask of valid NCs. */
-static int neuron_nc_mask_check(struct neuron_file *nf,
-				const struct neuron_nc_reserve *r)
-{
-	u32 count = nf->nd->hal->arch->nc_count;
-
-	if (!(nf->nd->hal->caps & NEURON_CAP_RESERVE))
-		return -EOPNOTSUPP;
-	if (r->flags || r->pad || !r->nc_mask)
-		return -EINVAL;
-	if (count < 64 && (r->nc_mask >> count))
-		return -EINVAL;
-	return 0;
-}
-
 /*
  * Hold the NCs of @mask for a change of owner: @hold for writing (every
  * call acting on them has committed), then @lock, each in index order (the
@@ -145,6 +130,24 @@ static int neuron_nc_lock_mask(struct neuron_device *nd, u64 mask)
 		if (mask & BIT_ULL(i))
 			mutex_lock_nested(&nd->nc[i].lock, i);
 	return 0;
+}
+
+/*
+ * Checks common to NC_RESERVE and NC_RELEASE (a mask of valid NCs), then
+ * the NCs of the mask held for the change (neuron_nc_lock_mask()).
+ */
+static int neuron_nc_mask_check_lock(struct neuron_file *nf,
+				     const struct neuron_nc_reserve *r)
+{
+	u32 count = nf->nd->hal->arch->nc_count;
+
+	if (!(nf->nd->hal->caps & NEURON_CAP_RESERVE))
+		return -EOPNOTSUPP;
+	if (r->flags || r->pad || !r->nc_mask)
+		return -EINVAL;
+	if (count < 64 && (r->nc_mask >> count))
+		return -EINVAL;
+	return neuron_nc_lock_mask(nf->nd, r->nc_mask);
 }
 
 /* Drop @lock of the NCs of @mask; their @hold stays (neuron_nc_unhold_mask()). */
@@ -214,10 +217,7 @@ int neuron_ioctl_nc_reserve(struct neuron_file *nf, void *arg)
 	int ret;
 	u32 i;
 
-	ret = neuron_nc_mask_check(nf, r);
-	if (ret)
-		return ret;
-	ret = neuron_nc_lock_mask(nd, r->nc_mask);
+	ret = neuron_nc_mask_check_lock(nf, r);
 	if (ret)
 		return ret;
 	for (i = 0; i < nd->hal->arch->nc_count && !ret; i++) {
@@ -261,10 +261,7 @@ int neuron_ioctl_nc_release(struct neuron_file *nf, void *arg)
 	int ret;
 	u32 i;
 
-	ret = neuron_nc_mask_check(nf, r);
-	if (ret)
-		return ret;
-	ret = neuron_nc_lock_mask(nd, r->nc_mask);
+	ret = neuron_nc_mask_check_lock(nf, r);
 	if (ret)
 		return ret;
 	for (i = 0; i < nd->hal->arch->nc_count && !ret; i++)

@@ -39,7 +39,7 @@ rm -rf "$shim"
 	make -C "$SRC/libshim" O="$shim/lib" all &&
 		make -C "$SRC/libshim" O="$shim/lib" install DESTDIR="$shim/root" PREFIX=/usr &&
 		gcc -O2 -pthread -Wall -Wextra -Werror -I"$shim/root/usr/include" -I"$SRC/uapi" \
-			-I"$SRC/libshim/tests" -o "$progs/bench_nrt" "$SRC/libshim/tests/bench_nrt.c" \
+			-I"$SRC/libshim/tests" -I"$SRC/tools/lib/neuron" -o "$progs/bench_nrt" "$SRC/libshim/tests/bench_nrt.c" \
 			-L"$shim/root/usr/lib" -lnrt
 } >"$RUN/shim-build.log" 2>&1 && [ -z "$(bad_lines "$RUN/shim-build.log")" ] ||
 	{ tail "$RUN/shim-build.log"; die "libnrt or bench_nrt build failed: $RUN/shim-build.log"; }

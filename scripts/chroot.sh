@@ -55,25 +55,7 @@ root="$NEURON_CACHE/chroot/$suite-$key"
 
 if [ ! -f "$root/.neuron-ready" ]; then
 	need_pkgs debootstrap util-linux
-	mkdir -p "$NEURON_CACHE/chroot"
-	exec 9>"$root.lock"
-	flock 9
-	if [ ! -f "$root/.neuron-ready" ]; then
-		tmp="$root.tmp"
-		# A leftover of an interrupted run (the lock is ours): start over.
-		rm -rf "$tmp" "$root"
-		log "debootstrap $dist ($PKGS) into $root (once, about 1 minute)"
-		# In its own mount namespace: the /proc and /sys debootstrap
-		# mounts in the target cannot outlive it, even if it is killed.
-		as_root unshare -m debootstrap --variant=minbase --include="$PKGS" \
-			--keyring=/usr/share/keyrings/debian-archive-keyring.gpg \
-			"$dist" "$tmp" "$(debian_mirror)" >"$root.log" 2>&1 ||
-			{ tail -n 20 "$root.log" >&2; die "debootstrap $dist failed (log: $root.log)"; }
-		as_root rm -rf "$tmp"/var/cache/apt/archives/*.deb "$tmp"/var/lib/apt/lists/*_Packages
-		touch "$tmp/.neuron-ready"
-		mv "$tmp" "$root"
-	fi
-	exec 9>&-
+	debootstrap_once "$root" "$dist" minbase "$PKGS"
 fi
 
 if [ $# -eq 0 ]; then
@@ -82,19 +64,13 @@ if [ $# -eq 0 ]; then
 fi
 
 # Inside the new mount namespace: mount, trap the unmount, run.
-inner='
+inner="$(declare -f unmount_all)"'
 root=$1 cwd=$2 nb=$3
 shift 3
 binds=("${@:1:$nb}")
 shift "$nb"
 mounted=()
-undo() {
-	local i
-	for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
-		umount "${mounted[i]}" 2>/dev/null || umount -l "${mounted[i]}"
-	done
-}
-trap undo EXIT
+trap unmount_all EXIT
 mount -t proc proc "$root/proc" && mounted+=("$root/proc")
 mount --bind /dev "$root/dev" && mounted+=("$root/dev")
 for p in "${binds[@]}"; do

@@ -101,24 +101,7 @@ build_in_root() {
 	key=$(printf '%s buildd\n' "$suite" | md5sum | cut -c1-8)
 	base="$NEURON_CACHE/chroot/$suite-buildd-$key"
 	need_pkgs debootstrap util-linux
-	if [ ! -f "$base/.neuron-ready" ]; then
-		mkdir -p "$NEURON_CACHE/chroot"
-		exec 9>"$base.lock"
-		flock 9
-		if [ ! -f "$base/.neuron-ready" ]; then
-			rm -rf "$base.tmp" "$base"
-			log "debootstrap --variant=buildd $suite into $base (once, a few minutes)"
-			as_root unshare -m debootstrap --variant=buildd \
-				--keyring=/usr/share/keyrings/debian-archive-keyring.gpg \
-				"$suite" "$base.tmp" "$(debian_mirror)" >"$base.log" 2>&1 ||
-				{ tail -n 20 "$base.log" >&2; die "debootstrap failed (log: $base.log)"; }
-			as_root rm -rf "$base.tmp"/var/cache/apt/archives/*.deb \
-				"$base.tmp"/var/lib/apt/lists/*_Packages
-			touch "$base.tmp/.neuron-ready"
-			mv "$base.tmp" "$base"
-		fi
-		exec 9>&-
-	fi
+	debootstrap_once "$base" "$suite" buildd ""
 	# The overlay's folders apart from the work folder, which is bound inside.
 	ovl=$(mktemp -d "${TMPDIR:-/tmp}/deb-build-root.XXXXXX")
 	mkdir -p "$ovl/upper" "$ovl/work" "$ovl/root" "$archives/partial"

@@ -108,13 +108,7 @@ inner() {
 	# test included (which applies the modes it computes), reaches the
 	# host's device nodes. /sys read-only, without its submounts.
 	mounted=()
-	undo() {
-		local i
-		for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
-			umount "${mounted[i]}" 2>/dev/null || umount -l "${mounted[i]}"
-		done
-	}
-	trap undo EXIT
+	trap unmount_all EXIT
 	mount -t proc proc "$root/proc" && mounted+=("$root/proc")
 	mount -t tmpfs -o mode=0755,nosuid devtmp "$root/dev" && mounted+=("$root/dev")
 	local node
@@ -331,24 +325,7 @@ fi
 # ---- the cached root ----------------------------------------------------------
 key=$(printf '%s %s\n' "$SUITE" "$PKGS" | md5sum | cut -c1-8)
 base="$NEURON_CACHE/chroot/$SUITE-$key"
-if [ ! -f "$base/.neuron-ready" ]; then
-	mkdir -p "$NEURON_CACHE/chroot"
-	exec 9>"$base.lock"
-	flock 9
-	if [ ! -f "$base/.neuron-ready" ]; then
-		tmp="$base.tmp"
-		rm -rf "$tmp" "$base"
-		log "debootstrap $SUITE ($PKGS) into $base (once, a few minutes)"
-		as_root unshare -m debootstrap --variant=minbase --include="$PKGS" \
-			--keyring=/usr/share/keyrings/debian-archive-keyring.gpg \
-			"$SUITE" "$tmp" "$(debian_mirror)" >"$base.log" 2>&1 ||
-			{ tail -n 20 "$base.log" >&2; die "debootstrap $SUITE failed (log: $base.log)"; }
-		as_root rm -rf "$tmp"/var/cache/apt/archives/*.deb "$tmp"/var/lib/apt/lists/*_Packages
-		touch "$tmp/.neuron-ready"
-		mv "$tmp" "$base"
-	fi
-	exec 9>&-
-fi
+debootstrap_once "$base" "$SUITE" minbase "$PKGS"
 echo "== deb-test: $(ls "$debdir"/*.deb | grep -vc dbgsym) packages of $version, root $base, kernel $krel"
 
 # ---- the overlay, in the namespace ----------------------------------------------

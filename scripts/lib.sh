@@ -53,6 +53,51 @@ debian_mirror() {
 	echo "${uri%/}"
 }
 
+# debootstrap_once ROOT SUITE VARIANT PKGS [SETUP]: make the cached Debian
+# root ROOT once (debootstrap --variant=VARIANT SUITE from debian_mirror,
+# checked against debian-archive-keyring, with --include=PKGS unless PKGS is
+# empty), under the lock ROOT.lock so that concurrent first calls wait for
+# one build. SETUP, if given, is a command run with the unfinished root's
+# folder as its last argument. The root is marked complete by .neuron-ready
+# and its downloaded packages and lists are dropped.
+debootstrap_once() {
+	local root=$1 suite=$2 variant=$3 pkgs=$4 tmp=$1.tmp inc=()
+	shift 4
+	[ ! -f "$root/.neuron-ready" ] || return 0
+	mkdir -p "$(dirname "$root")"
+	exec 9>"$root.lock"
+	flock 9
+	if [ ! -f "$root/.neuron-ready" ]; then
+		# A leftover of an interrupted run (the lock is ours): start over.
+		rm -rf "$tmp" "$root"
+		[ -z "$pkgs" ] || inc=(--include="$pkgs")
+		log "debootstrap --variant=$variant $suite${pkgs:+ ($pkgs)} into $root (once, a few minutes)"
+		# In its own mount namespace: the /proc and /sys debootstrap
+		# mounts in the target cannot outlive it, even if it is killed.
+		as_root unshare -m debootstrap --variant="$variant" "${inc[@]}" \
+			--keyring=/usr/share/keyrings/debian-archive-keyring.gpg \
+			"$suite" "$tmp" "$(debian_mirror)" >"$root.log" 2>&1 ||
+			{ tail -n 20 "$root.log" >&2; die "debootstrap $suite failed (log: $root.log)"; }
+		[ $# -eq 0 ] || "$@" "$tmp"
+		as_root rm -rf "$tmp"/var/cache/apt/archives/*.deb "$tmp"/var/lib/apt/lists/*_Packages
+		touch "$tmp/.neuron-ready"
+		mv "$tmp" "$root"
+	fi
+	exec 9>&-
+}
+
+# The mounts a script makes in its own mount namespace (unshare -m) are
+# listed in mounted; unmount_all undoes them, last first (lazily when one is
+# busy): `trap unmount_all EXIT`. Code run by a new bash defines it with
+# "$(declare -f unmount_all)".
+mounted=()
+unmount_all() {
+	local i
+	for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
+		umount "${mounted[i]}" 2>/dev/null || umount -l "${mounted[i]}"
+	done
+}
+
 # debian_security_mirror: the URI of Debian's security archive as the
 # system's apt sources name it (the one ending in -security), else the main
 # mirror's URI with -security appended (the layout of Debian's own mirror).

@@ -51,50 +51,33 @@ done
 key=$(printf '%s %s %s\n' "$SUITE" "$BPO" "$PKGS" | md5sum | cut -c1-8)
 root="$NEURON_CACHE/chroot/qemu11-$key"
 
-# Inside a new mount namespace: /proc and /dev of the host for apt and QEMU.
-mounts='
+# Inside a new mount namespace: /proc and /dev of the host for apt.
+mounts="$(declare -f unmount_all)"'
 root=$1
 shift
 mounted=()
-undo() {
-	local i
-	for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
-		umount "${mounted[i]}" 2>/dev/null || umount -l "${mounted[i]}"
-	done
-}
-trap undo EXIT
+trap unmount_all EXIT
 mount -t proc proc "$root/proc" && mounted+=("$root/proc")
 mount --bind /dev "$root/dev" && mounted+=("$root/dev")
 '
 
-if [ ! -f "$root/.neuron-ready" ]; then
-	need_pkgs debootstrap util-linux debian-archive-keyring
-	mkdir -p "$NEURON_CACHE/chroot"
-	exec 9>"$root.lock"
-	flock 9
-	if [ ! -f "$root/.neuron-ready" ]; then
-		tmp="$root.tmp"
-		mirror=$(debian_mirror)
-		# A leftover of an interrupted run (the lock is ours): start over.
-		rm -rf "$tmp" "$root"
-		log "debootstrap $SUITE into $root (once, a few minutes)"
-		as_root unshare -m debootstrap --variant=minbase \
-			--keyring=/usr/share/keyrings/debian-archive-keyring.gpg \
-			"$SUITE" "$tmp" "$mirror" >"$root.log" 2>&1 ||
-			{ tail -n 20 "$root.log" >&2; die "debootstrap $SUITE failed (log: $root.log)"; }
-		echo "deb $mirror $BPO main" >"$tmp/etc/apt/sources.list.d/backports.list"
-		log "installing $PKGS from $BPO into the chroot"
-		as_root unshare -m bash -euc "$mounts"'
+# add_backports ROOT: trixie-backports in the new root's sources, and PKGS
+# installed from it.
+add_backports() {
+	local tmp=$1
+	echo "deb $(debian_mirror) $BPO main" >"$tmp/etc/apt/sources.list.d/backports.list"
+	log "installing $PKGS from $BPO into the chroot"
+	as_root unshare -m bash -euc "$mounts"'
 chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
 	LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive sh -c "apt-get update -qq &&
 	apt-get install -y -qq --no-install-recommends -t '"$BPO"' '"$PKGS"'"
 ' inner "$tmp" >>"$root.log" 2>&1 ||
-			{ tail -n 20 "$root.log" >&2; die "installing $PKGS failed (log: $root.log)"; }
-		as_root rm -rf "$tmp"/var/cache/apt/archives/*.deb "$tmp"/var/lib/apt/lists/*_Packages
-		touch "$tmp/.neuron-ready"
-		mv "$tmp" "$root"
-	fi
-	exec 9>&-
+		{ tail -n 20 "$root.log" >&2; die "installing $PKGS failed (log: $root.log)"; }
+}
+
+if [ ! -f "$root/.neuron-ready" ]; then
+	need_pkgs debootstrap util-linux debian-archive-keyring
+	debootstrap_once "$root" "$SUITE" minbase "" add_backports
 fi
 
 case $1 in

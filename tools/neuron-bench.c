@@ -43,6 +43,7 @@
 
 #include <neuron.h>
 #include <neuron_io.h>
+#include <neuron_bench.h>
 
 #define SIZE		(64UL << 20)
 /* 2 MiB aligned (huge pages), at a distance that is no power of two. */
@@ -59,14 +60,6 @@
 #define SIM_ID		"9000"
 
 static int fd;
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void die(const char *what)
 {
@@ -104,38 +97,20 @@ static void copy(__u32 src, __u32 dst, const void *sptr, void *dptr)
 	copy_n(src, dst, sptr, dptr, SIZE);
 }
 
-/*
- * Each ratio is measured in ROUNDS rounds that time the baseline and the
- * subject back to back, and compares the best of each: a slow spell of a
- * shared machine then hits both sides alike.
- */
-struct best {
-	double base;
-	double subject;
-};
-
-static void best_add(struct best *b, double base, double subject)
-{
-	if (!b->base || base < b->base)
-		b->base = base;
-	if (!b->subject || subject < b->subject)
-		b->subject = subject;
-}
-
 static double time_memcpy(void *dst, const void *src)
 {
-	double t = now();
+	double t = bench_now();
 
 	memcpy(dst, src, SIZE);
-	return now() - t;
+	return bench_now() - t;
 }
 
 static double time_copy(__u32 src, __u32 dst, const void *sptr, void *dptr)
 {
-	double t = now();
+	double t = bench_now();
 
 	copy(src, dst, sptr, dptr);
-	return now() - t;
+	return bench_now() - t;
 }
 
 /* The copy ioctl of SIZE bytes against memcpy(b, a). */
@@ -187,12 +162,12 @@ static void call_query(struct neuron_query *q, int null)
 static double per_call(void (*call)(struct neuron_query *q, int null),
 		       struct neuron_query *q, int null)
 {
-	double t = now();
+	double t = bench_now();
 	int i;
 
 	for (i = 0; i < CALLS; i++)
 		call(q, null);
-	return (now() - t) / CALLS;
+	return (bench_now() - t) / CALLS;
 }
 
 /*
@@ -225,12 +200,12 @@ static struct best bench_query(double *floor)
 /* Time per MEM_ALLOC + MEM_FREE pair, with the live handles there are. */
 static double time_alloc_free(void)
 {
-	double t = now();
+	double t = bench_now();
 	int i;
 
 	for (i = 0; i < ALLOC_PAIRS; i++)
 		mem_free(alloc(NEURON_MEM_DEVICE, 4096).handle);
-	return (now() - t) / ALLOC_PAIRS;
+	return (bench_now() - t) / ALLOC_PAIRS;
 }
 
 #define MAX_HANDLES	"/sys/module/neuron/parameters/max_handles"
@@ -396,9 +371,9 @@ struct exec_arg {
 static void *exec_loop(void *p)
 {
 	struct exec_arg *a = p;
-	double end = now() + EXEC_SECONDS;
+	double end = bench_now() + EXEC_SECONDS;
 
-	for (a->count = 0; now() < end; a->count++)
+	for (a->count = 0; bench_now() < end; a->count++)
 		run(a->fd, a->model, NULL, 0);
 	return NULL;
 }
@@ -462,31 +437,6 @@ static __u32 dev_tensor(__u64 size, const void *data)
 	if (data)
 		copy_n(0, m.handle, data, NULL, size);
 	return m.handle;
-}
-
-/* y = W2 relu(W1 x + b1) + b2 on the host, in the core's order. */
-static void mlp_host(const float *x, const float *w1, const float *b1,
-		     const float *w2, const float *b2, float *h, float *y)
-{
-	int i, j, p;
-
-	for (i = 0; i < MLP_B; i++)
-		for (j = 0; j < MLP_H; j++) {
-			float acc = 0;
-
-			for (p = 0; p < MLP_I; p++)
-				acc += x[i * MLP_I + p] * w1[p * MLP_H + j];
-			acc += b1[j];
-			h[i * MLP_H + j] = acc > 0 ? acc : 0;
-		}
-	for (i = 0; i < MLP_B; i++)
-		for (j = 0; j < MLP_O; j++) {
-			float acc = 0;
-
-			for (p = 0; p < MLP_H; p++)
-				acc += h[i * MLP_H + p] * w2[p * MLP_O + j];
-			y[i * MLP_O + j] = acc + b2[j];
-		}
 }
 
 #define REF(r, o)	{ .region = (r), .offset = (o) }
@@ -557,13 +507,13 @@ static struct best bench_mlp(__u32 nc)
 	bind[0] = dev_tensor(sizeof(x), x);
 	bind[1] = dev_tensor(sizeof(y), NULL);
 	for (n = 0; n < ROUNDS; n++) {
-		t = now();
-		mlp_host(x, data + W1 / 4, data + B1 / 4, data + W2 / 4,
-			 data + B2 / 4, h, y);
-		host = now() - t;
-		t = now();
+		t = bench_now();
+		host_mlp(x, data + W1 / 4, data + B1 / 4, data + W2 / 4,
+			 data + B2 / 4, h, y, MLP_B, MLP_I, MLP_H, MLP_O);
+		host = bench_now() - t;
+		t = bench_now();
 		run(fd, model, bind, 2);
-		best_add(&r, host, now() - t);
+		best_add(&r, host, bench_now() - t);
 	}
 	/* The device's answer is the host's, to rounding. */
 	copy_n(bind[1], 0, NULL, yd, sizeof(yd));

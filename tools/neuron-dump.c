@@ -22,6 +22,8 @@ static const char *const engine_names[NEURON_ENGINES] = {
 static const char *const act_funcs[] = { "identity", "relu", "sigmoid", "tanh" };
 static const char *const pool_funcs[] = { "max", "avg" };
 static const char *const alu_funcs[] = { "add", "sub", "mul", "max", "div" };
+/* The semaphore and event instructions, from NEURON_TPB_SEM_SIGNAL on. */
+static const char *const sync_ops[] = { "sem_signal", "sem_wait", "event_set", "event_wait" };
 
 static void operand(const struct nrtc_model *m, const char *key,
 		    const struct neuron_tpb_ref *r)
@@ -107,16 +109,11 @@ static void disasm(const struct nrtc_model *m, const struct neuron_tpb_insn *in)
 		operand(m, "a", &in->a);
 		break;
 	case NEURON_TPB_SEM_SIGNAL:
-		printf("sem_signal %u %u", in->index, in->imm);
-		break;
 	case NEURON_TPB_SEM_WAIT:
-		printf("sem_wait %u %u", in->index, in->imm);
-		break;
 	case NEURON_TPB_EVENT_SET:
-		printf("event_set %u %u", in->index, in->imm);
-		break;
 	case NEURON_TPB_EVENT_WAIT:
-		printf("event_wait %u %u", in->index, in->imm);
+		printf("%s %u %u", sync_ops[in->opcode - NEURON_TPB_SEM_SIGNAL],
+		       in->index, in->imm);
 		break;
 	case NEURON_TPB_NOTIFY:
 		printf("notify %u", in->imm);

@@ -81,6 +81,16 @@ static int str(struct jp *j, char *key, bool *odd_key)
 	return -1;
 }
 
+/* Skip the digits at j->p; false if there are none. */
+static bool digits(struct jp *j)
+{
+	const char *start = j->p;
+
+	while (j->p < j->end && *j->p >= '0' && *j->p <= '9')
+		j->p++;
+	return j->p != start;
+}
+
 static enum jtype number(struct jp *j, uint64_t *val)
 {
 	bool neg = false, frac = false, overflow = false;
@@ -108,10 +118,7 @@ static enum jtype number(struct jp *j, uint64_t *val)
 	if (j->p < j->end && *j->p == '.') {
 		frac = true;
 		j->p++;
-		start = j->p;
-		while (j->p < j->end && *j->p >= '0' && *j->p <= '9')
-			j->p++;
-		if (j->p == start)
+		if (!digits(j))
 			return J_ERR;
 	}
 	if (j->p < j->end && (*j->p == 'e' || *j->p == 'E')) {
@@ -119,10 +126,7 @@ static enum jtype number(struct jp *j, uint64_t *val)
 		j->p++;
 		if (j->p < j->end && (*j->p == '+' || *j->p == '-'))
 			j->p++;
-		start = j->p;
-		while (j->p < j->end && *j->p >= '0' && *j->p <= '9')
-			j->p++;
-		if (j->p == start)
+		if (!digits(j))
 			return J_ERR;
 	}
 	if (neg || frac || overflow)
@@ -149,9 +153,10 @@ struct member_cb {
 
 static enum jtype value(struct jp *j, uint64_t *uval, const struct member_cb *cb);
 
-/* Object at j->p; members are handed to cb->fn (which must consume the value)
- * when cb is set, else skipped. */
-static int object(struct jp *j, const struct member_cb *cb)
+/* Object ('{' at j->p, @close '}') or array ('[', @close ']'). An object's
+ * members are handed to cb->fn (which must consume the value) when cb is
+ * set, else skipped; an array's elements are skipped. */
+static int container(struct jp *j, char close, const struct member_cb *cb)
 {
 	char key[MAX_KEY];
 	bool odd;
@@ -159,23 +164,25 @@ static int object(struct jp *j, const struct member_cb *cb)
 
 	if (++j->depth > MAX_DEPTH)
 		return -1;
-	j->p++; /* '{' */
+	j->p++; /* '{' or '[' */
 	ws(j);
-	if (j->p < j->end && *j->p == '}') {
+	if (j->p < j->end && *j->p == close) {
 		j->p++;
 		j->depth--;
 		return 0;
 	}
 	for (;;) {
 		ws(j);
-		if (str(j, key, &odd))
-			return -1;
-		ws(j);
-		if (j->p >= j->end || *j->p != ':')
-			return -1;
-		j->p++;
-		ws(j);
-		if (cb && cb->fn) {
+		if (close == '}') {
+			if (str(j, key, &odd))
+				return -1;
+			ws(j);
+			if (j->p >= j->end || *j->p != ':')
+				return -1;
+			j->p++;
+			ws(j);
+		}
+		if (close == '}' && cb && cb->fn) {
 			if (cb->fn(j, j->depth, key, odd, cb->arg))
 				return -1;
 		} else if (value(j, &dummy, NULL) == J_ERR) {
@@ -188,7 +195,7 @@ static int object(struct jp *j, const struct member_cb *cb)
 			j->p++;
 			continue;
 		}
-		if (*j->p == '}') {
+		if (*j->p == close) {
 			j->p++;
 			j->depth--;
 			return 0;
@@ -197,37 +204,9 @@ static int object(struct jp *j, const struct member_cb *cb)
 	}
 }
 
-static int array(struct jp *j)
+static int object(struct jp *j, const struct member_cb *cb)
 {
-	uint64_t dummy;
-
-	if (++j->depth > MAX_DEPTH)
-		return -1;
-	j->p++; /* '[' */
-	ws(j);
-	if (j->p < j->end && *j->p == ']') {
-		j->p++;
-		j->depth--;
-		return 0;
-	}
-	for (;;) {
-		ws(j);
-		if (value(j, &dummy, NULL) == J_ERR)
-			return -1;
-		ws(j);
-		if (j->p >= j->end)
-			return -1;
-		if (*j->p == ',') {
-			j->p++;
-			continue;
-		}
-		if (*j->p == ']') {
-			j->p++;
-			j->depth--;
-			return 0;
-		}
-		return -1;
-	}
+	return container(j, '}', cb);
 }
 
 static enum jtype value(struct jp *j, uint64_t *uval, const struct member_cb *cb)
@@ -239,7 +218,7 @@ static enum jtype value(struct jp *j, uint64_t *uval, const struct member_cb *cb
 	case '{':
 		return object(j, cb) ? J_ERR : J_OBJ;
 	case '[':
-		return array(j) ? J_ERR : J_ARR;
+		return container(j, ']', NULL) ? J_ERR : J_ARR;
 	case '"':
 		return str(j, NULL, NULL) ? J_ERR : J_STR;
 	case 't':

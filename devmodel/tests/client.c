@@ -81,6 +81,18 @@ void mb_dma_unmap(struct mb *m, uint16_t id, uint32_t flags, uint64_t iova, uint
 	mb_end(m);
 }
 
+void mb_region_info(struct mb *m, uint16_t id, uint32_t index)
+{
+	mb_start(m, id, VFU_DEVICE_GET_REGION_INFO, 0);
+	mb_u32(m, 32);		/* argsz */
+	mb_u32(m, 0);		/* flags */
+	mb_u32(m, index);
+	mb_u32(m, 0);		/* cap_offset */
+	mb_u64(m, 0);		/* size */
+	mb_u64(m, 0);		/* offset */
+	mb_end(m);
+}
+
 void mb_region_read(struct mb *m, uint16_t id, uint32_t region, uint64_t off, uint32_t count)
 {
 	mb_start(m, id, VFU_REGION_READ, 0);

@@ -29,6 +29,7 @@ void mb_end(struct mb *m);	/* fills in the size */
 void mb_version(struct mb *m, uint16_t id, const char *caps);
 void mb_dma_map(struct mb *m, uint16_t id, uint32_t flags, uint64_t off, uint64_t iova, uint64_t size);
 void mb_dma_unmap(struct mb *m, uint16_t id, uint32_t flags, uint64_t iova, uint64_t size);
+void mb_region_info(struct mb *m, uint16_t id, uint32_t index);
 void mb_region_read(struct mb *m, uint16_t id, uint32_t region, uint64_t off, uint32_t count);
 void mb_region_write(struct mb *m, uint16_t id, uint32_t region, uint64_t off, const void *data,
 		     uint32_t count, uint32_t flags);

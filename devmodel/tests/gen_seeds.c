@@ -80,14 +80,7 @@ int main(int argc, char **argv)
 	simple(&m, 2, VFU_DEVICE_GET_INFO, 16, 0, 0, 0, 4);
 	add(&m);
 	for (uint32_t i = 0; i < 9; i++) {
-		mb_start(&m, 3, VFU_DEVICE_GET_REGION_INFO, 0);
-		mb_u32(&m, 32);
-		mb_u32(&m, 0);
-		mb_u32(&m, i);
-		mb_u32(&m, 0);
-		mb_u64(&m, 0);
-		mb_u64(&m, 0);
-		mb_end(&m);
+		mb_region_info(&m, 3, i);
 		add(&m);
 	}
 	for (uint32_t i = 0; i < 5; i++) {

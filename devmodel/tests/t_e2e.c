@@ -236,14 +236,7 @@ static void copy_through_socket(void)
 	fd = g.fd;
 	CHECK_EQ(call(&s, &m, &fd, 1, NULL, 0, NULL), 0);
 	/* BAR4 through its region fd */
-	mb_start(&m, 0, VFU_DEVICE_GET_REGION_INFO, 0);
-	mb_u32(&m, 32);
-	mb_u32(&m, 0);
-	mb_u32(&m, REG_BAR4);
-	mb_u32(&m, 0);
-	mb_u64(&m, 0);
-	mb_u64(&m, 0);
-	mb_end(&m);
+	mb_region_info(&m, 0, REG_BAR4);
 	CHECK_EQ(call(&s, &m, NULL, 0, out, sizeof(out), &bar4_fd), 0);
 	CHECK(ld32(out + 4) & VFU_REGION_MMAP_F);
 	CHECK(bar4_fd >= 0);

@@ -205,14 +205,7 @@ static void info(void)
 	CHECK_EQ(tc_size(&t), 16);			/* error: header only */
 
 	for (uint32_t idx = 0; idx < 10; idx++) {
-		mb_start(&m, 3, VFU_DEVICE_GET_REGION_INFO, 0);
-		mb_u32(&m, 32);
-		mb_u32(&m, 0);
-		mb_u32(&m, idx);
-		mb_u32(&m, 0);
-		mb_u64(&m, 0);
-		mb_u64(&m, 0);
-		mb_end(&m);
+		mb_region_info(&m, 3, idx);
 		CHECK_EQ(tc_send(&t, &m, NULL, 0), 0);
 		if (idx == 9) {
 			CHECK_EQ(tc_err(&t), EINVAL);

@@ -9,6 +9,7 @@
 #define _NEURON_SIM_H
 
 #include <linux/device.h>
+#include <linux/highmem.h>
 #include <linux/interrupt.h>
 #include <linux/irq_work.h>
 #include <linux/list.h>
@@ -16,6 +17,7 @@
 #include <linux/mutex.h>
 #include <linux/xarray.h>
 
+#include "neuron_compat.h"
 #include "neuron_device.h"
 #include "neuron_mem.h"
 #include "neuron_nc.h"
@@ -111,6 +113,19 @@ struct neuron_sim_dev {
 	spinlock_t sem_lock;		/* guards @sems */
 	u32 *sems;
 };
+
+/* Copy @n bytes between @buf and @page at @off: to the page when @write. */
+static inline void neuron_sim_page_xfer(struct page *page, size_t off,
+					void *buf, size_t n, bool write)
+{
+	void *va = kmap_local_page(page);
+
+	if (write)
+		memcpy(va + off, buf, n);
+	else
+		memcpy(buf, va + off, n);
+	kunmap_local(va);
+}
 
 /* Is the backend of @nd torn down? WARNs: the driver must not call then. */
 static inline bool neuron_sim_gone(struct neuron_device *nd)

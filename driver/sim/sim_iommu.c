@@ -130,18 +130,12 @@ static int neuron_sim_iommu_xfer(struct neuron_sim_iommu *mmu, u64 iova,
 		size_t off = offset_in_page(iova);
 		size_t n = min_t(size_t, len, PAGE_SIZE - off);
 		struct page *page = neuron_sim_iommu_page_locked(mmu, iova, &map);
-		void *va;
 
 		if (!page) {
 			ret = -EFAULT;
 			break;
 		}
-		va = kmap_local_page(page);
-		if (write)
-			memcpy(va + off, buf, n);
-		else
-			memcpy(buf, va + off, n);
-		kunmap_local(va);
+		neuron_sim_page_xfer(page, off, buf, n, write);
 		iova += n;
 		buf += n;
 		len -= n;

@@ -154,16 +154,10 @@ static int neuron_sim_tpb_dram(struct neuron_sim_tpb_core *core, u64 addr,
 		size_t off = offset_in_page(addr);
 		size_t n = min_t(size_t, len, PAGE_SIZE - off);
 		struct page *page = xa_load(&core->sd->dram, addr >> PAGE_SHIFT);
-		void *va;
 
 		if (!page)
 			return -EFAULT;
-		va = kmap_local_page(page);
-		if (write)
-			memcpy(va + off, buf, n);
-		else
-			memcpy(buf, va + off, n);
-		kunmap_local(va);
+		neuron_sim_page_xfer(page, off, buf, n, write);
 		addr += n;
 		buf += n;
 		len -= n;

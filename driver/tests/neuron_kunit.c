@@ -24,6 +24,7 @@
 #include <neuron.h>
 
 #include "neuron_common.h"
+#include "tests/neuron_kunit.h"
 #include "neuron_device.h"
 #include "neuron_mem.h"
 #include "neuron_ioctl.h"
@@ -100,18 +101,11 @@ static void ndhal_sim_tables(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, ndhal_sim_v2.ops->name, "sim");
 }
 
-static struct kunit_case neuron_ndhal_cases[] = {
-	KUNIT_CASE(ndhal_arch_ids),
-	KUNIT_CASE(ndhal_counts),
-	KUNIT_CASE(ndhal_bars),
-	KUNIT_CASE(ndhal_sim_tables),
-	{}
-};
-
-static struct kunit_suite neuron_ndhal_suite = {
-	.name = "neuron_ndhal",
-	.test_cases = neuron_ndhal_cases,
-};
+NEURON_KUNIT_SUITE(neuron_ndhal,
+		   KUNIT_CASE(ndhal_arch_ids),
+		   KUNIT_CASE(ndhal_counts),
+		   KUNIT_CASE(ndhal_bars),
+		   KUNIT_CASE(ndhal_sim_tables));
 
 /* ---- neuron_ioctl ---- */
 
@@ -178,18 +172,11 @@ static void ioctl_lookup_foreign(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, PTR_ERR(neuron_ioctl_lookup(_IO('N', 0))), -ENOTTY);
 }
 
-static struct kunit_case neuron_ioctl_cases[] = {
-	KUNIT_CASE(ioctl_lookup_query),
-	KUNIT_CASE(ioctl_write_flags),
-	KUNIT_CASE(ioctl_lookup_sizes),
-	KUNIT_CASE(ioctl_lookup_foreign),
-	{}
-};
-
-static struct kunit_suite neuron_ioctl_suite = {
-	.name = "neuron_ioctl",
-	.test_cases = neuron_ioctl_cases,
-};
+NEURON_KUNIT_SUITE(neuron_ioctl,
+		   KUNIT_CASE(ioctl_lookup_query),
+		   KUNIT_CASE(ioctl_write_flags),
+		   KUNIT_CASE(ioctl_lookup_sizes),
+		   KUNIT_CASE(ioctl_lookup_foreign));
 
 /* ---- neuron_query ---- */
 
@@ -249,16 +236,9 @@ static void query_device_sim(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, info->driver_version, NEURON_DRIVER_VERSION);
 }
 
-static struct kunit_case neuron_query_cases[] = {
-	KUNIT_CASE(query_check_zero_fields),
-	KUNIT_CASE(query_device_sim),
-	{}
-};
-
-static struct kunit_suite neuron_query_suite = {
-	.name = "neuron_query",
-	.test_cases = neuron_query_cases,
-};
+NEURON_KUNIT_SUITE(neuron_query,
+		   KUNIT_CASE(query_check_zero_fields),
+		   KUNIT_CASE(query_device_sim));
 
 /* ---- neuron_sim ---- */
 
@@ -310,16 +290,9 @@ static void sim_parse_bad(struct kunit *test)
 				    -EINVAL, "spec \"%s\"", bad[i].spec);
 }
 
-static struct kunit_case neuron_sim_cases[] = {
-	KUNIT_CASE(sim_parse_good),
-	KUNIT_CASE(sim_parse_bad),
-	{}
-};
-
-static struct kunit_suite neuron_sim_suite = {
-	.name = "neuron_sim",
-	.test_cases = neuron_sim_cases,
-};
+NEURON_KUNIT_SUITE(neuron_sim,
+		   KUNIT_CASE(sim_parse_good),
+		   KUNIT_CASE(sim_parse_bad));
 
 /* ---- neuron_mem ---- */
 
@@ -377,17 +350,10 @@ static void mem_nc_limit(struct kunit *test)
 		KUNIT_EXPECT_LE(test, neuron_test_archs[i]->nc_count, NEURON_MAX_NC);
 }
 
-static struct kunit_case neuron_mem_cases[] = {
-	KUNIT_CASE(mem_check_good),
-	KUNIT_CASE(mem_check_bad),
-	KUNIT_CASE(mem_nc_limit),
-	{}
-};
-
-static struct kunit_suite neuron_mem_suite = {
-	.name = "neuron_mem",
-	.test_cases = neuron_mem_cases,
-};
+NEURON_KUNIT_SUITE(neuron_mem,
+		   KUNIT_CASE(mem_check_good),
+		   KUNIT_CASE(mem_check_bad),
+		   KUNIT_CASE(mem_nc_limit));
 
 kunit_test_suites(&neuron_ndhal_suite, &neuron_ioctl_suite,
 		  &neuron_query_suite, &neuron_sim_suite, &neuron_mem_suite);
@@ -630,23 +596,16 @@ static void notify_sim_parse(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, v[4], 5);
 }
 
-static struct kunit_case neuron_notify_cases[] = {
-	KUNIT_CASE(notify_setup_check_good),
-	KUNIT_CASE(notify_setup_check_bad),
-	KUNIT_CASE(notify_head_valid),
-	KUNIT_CASE(notify_consume_valid),
-	KUNIT_CASE(notify_mmap_offsets),
-	KUNIT_CASE(notify_ring_size),
-	KUNIT_CASE(notify_sim_room),
-	KUNIT_CASE(notify_sim_tail_ok),
-	KUNIT_CASE(notify_sim_parse),
-	{}
-};
-
-static struct kunit_suite neuron_notify_suite = {
-	.name = "neuron_notify",
-	.test_cases = neuron_notify_cases,
-};
+NEURON_KUNIT_SUITE(neuron_notify,
+		   KUNIT_CASE(notify_setup_check_good),
+		   KUNIT_CASE(notify_setup_check_bad),
+		   KUNIT_CASE(notify_head_valid),
+		   KUNIT_CASE(notify_consume_valid),
+		   KUNIT_CASE(notify_mmap_offsets),
+		   KUNIT_CASE(notify_ring_size),
+		   KUNIT_CASE(notify_sim_room),
+		   KUNIT_CASE(notify_sim_tail_ok),
+		   KUNIT_CASE(notify_sim_parse));
 
 kunit_test_suite(neuron_notify_suite);
 

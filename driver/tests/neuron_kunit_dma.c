@@ -14,6 +14,7 @@
 #include <neuron.h>
 
 #include "neuron_common.h"
+#include "tests/neuron_kunit.h"
 #include "neuron_device.h"
 #include "neuron_mem.h"
 #include "neuron_copy.h"
@@ -57,17 +58,10 @@ static void ring_index_valid(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, neuron_ring_index_valid(0xfffffff0, 5, 0xffffffef));
 }
 
-static struct kunit_case neuron_ring_cases[] = {
-	KUNIT_CASE(ring_slot_and_gen),
-	KUNIT_CASE(ring_space),
-	KUNIT_CASE(ring_index_valid),
-	{}
-};
-
-static struct kunit_suite neuron_ring_suite = {
-	.name = "neuron_ring",
-	.test_cases = neuron_ring_cases,
-};
+NEURON_KUNIT_SUITE(neuron_ring,
+		   KUNIT_CASE(ring_slot_and_gen),
+		   KUNIT_CASE(ring_space),
+		   KUNIT_CASE(ring_index_valid));
 
 static void desc_encode_fields(struct kunit *test)
 {
@@ -108,16 +102,9 @@ static void desc_len_limits(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, le32_to_cpu(d.ctrl) & NEURON_DESC_FIRST);
 }
 
-static struct kunit_case neuron_desc_cases[] = {
-	KUNIT_CASE(desc_encode_fields),
-	KUNIT_CASE(desc_len_limits),
-	{}
-};
-
-static struct kunit_suite neuron_desc_suite = {
-	.name = "neuron_desc",
-	.test_cases = neuron_desc_cases,
-};
+NEURON_KUNIT_SUITE(neuron_desc,
+		   KUNIT_CASE(desc_encode_fields),
+		   KUNIT_CASE(desc_len_limits));
 
 static void copy_check_good(struct kunit *test)
 {
@@ -163,16 +150,9 @@ static void copy_check_bad(struct kunit *test)
 				    "%s", bad[i].what);
 }
 
-static struct kunit_case neuron_copy_cases[] = {
-	KUNIT_CASE(copy_check_good),
-	KUNIT_CASE(copy_check_bad),
-	{}
-};
-
-static struct kunit_suite neuron_copy_suite = {
-	.name = "neuron_copy",
-	.test_cases = neuron_copy_cases,
-};
+NEURON_KUNIT_SUITE(neuron_copy,
+		   KUNIT_CASE(copy_check_good),
+		   KUNIT_CASE(copy_check_bad));
 
 /* A v3 device (4 channels) of 64 MiB: 4096 pages per channel. */
 #define DRAM_CH_PAGES	(SZ_16M >> PAGE_SHIFT)
@@ -287,18 +267,11 @@ static void dram_backend_bases(struct kunit *test)
 	neuron_device_mem_fini(nd);
 }
 
-static struct kunit_case neuron_dram_cases[] = {
-	KUNIT_CASE(dram_channels_and_alignment),
-	KUNIT_CASE(dram_backend_bases),
-	KUNIT_CASE(dram_full_and_exact_fit),
-	KUNIT_CASE(dram_reuses_holes),
-	{}
-};
-
-static struct kunit_suite neuron_dram_suite = {
-	.name = "neuron_dram",
-	.test_cases = neuron_dram_cases,
-};
+NEURON_KUNIT_SUITE(neuron_dram,
+		   KUNIT_CASE(dram_channels_and_alignment),
+		   KUNIT_CASE(dram_backend_bases),
+		   KUNIT_CASE(dram_full_and_exact_fit),
+		   KUNIT_CASE(dram_reuses_holes));
 
 /* ---- neuron_mmap ---- */
 
@@ -367,16 +340,9 @@ static void mmap_offsets_end_of_space(struct kunit *test)
 	neuron_device_mem_fini(nd);
 }
 
-static struct kunit_case neuron_mmap_cases[] = {
-	KUNIT_CASE(mmap_offsets_lowest_first),
-	KUNIT_CASE(mmap_offsets_end_of_space),
-	{}
-};
-
-static struct kunit_suite neuron_mmap_suite = {
-	.name = "neuron_mmap",
-	.test_cases = neuron_mmap_cases,
-};
+NEURON_KUNIT_SUITE(neuron_mmap,
+		   KUNIT_CASE(mmap_offsets_lowest_first),
+		   KUNIT_CASE(mmap_offsets_end_of_space));
 
 kunit_test_suites(&neuron_ring_suite, &neuron_desc_suite, &neuron_copy_suite,
 		  &neuron_dram_suite, &neuron_mmap_suite);

@@ -11,6 +11,7 @@
 #include <neuron.h>
 
 #include "neuron_exec.h"
+#include "tests/neuron_kunit.h"
 
 /* Regions: data 4 KiB (ro), scratch 4 KiB, slot 0 input 64 B, slot 1 output 64 B. */
 static void tpb_limits(struct neuron_tpb_limits *lim)
@@ -212,44 +213,41 @@ static struct neuron_model_slot slot(u32 size, u32 ndim, u32 d0, u32 d1, u32 d2,
  */
 static void slot_shapes(struct kunit *test)
 {
-	struct neuron_model_slot s;
+	static const struct {
+		u32 size, ndim, d[4];
+		int ret;
+	} cases[] = {
+		{ 64, 2, { 4, 4 }, 0 },
+		{ 64, 0, { 0 }, 0 },
+		{ 60, 2, { 4, 4 }, -EINVAL },
+		{ 64, 2, { 4 }, -EINVAL },
+		{ 64, 1, { 16, 0, 0, 7 }, -EINVAL },
+		/* 2^64 + 4 elements, once taken for 4 (16 bytes). */
+		{ 16, 4, { 111620, 49477, 8681, 384773 }, -EINVAL },
+		/* 2^64 elements, once taken for 0. */
+		{ 0, 4, { 65536, 65536, 65536, 65536 }, -EINVAL },
+		/* 2^62 + 8 elements: times 4 it wrapped to 32 bytes. */
+		{ 32, 4, { 24, 2833, 37171, 1824726041 }, -EINVAL },
+		/* 2^62 elements: the count fits, times 4 does not. */
+		{ 0, 4, { 65536, 65536, 65536, 16384 }, -EINVAL },
+	};
+	unsigned int i;
 
-	s = slot(64, 2, 4, 4, 0, 0);
-	KUNIT_EXPECT_EQ(test, neuron_model_slot_check(&s), 0);
-	s = slot(64, 0, 0, 0, 0, 0);
-	KUNIT_EXPECT_EQ(test, neuron_model_slot_check(&s), 0);
-	s = slot(60, 2, 4, 4, 0, 0);
-	KUNIT_EXPECT_EQ(test, neuron_model_slot_check(&s), -EINVAL);
-	s = slot(64, 2, 4, 0, 0, 0);
-	KUNIT_EXPECT_EQ(test, neuron_model_slot_check(&s), -EINVAL);
-	s = slot(64, 1, 16, 0, 0, 7);
-	KUNIT_EXPECT_EQ(test, neuron_model_slot_check(&s), -EINVAL);
-	/* 2^64 + 4 elements, once taken for 4 (16 bytes). */
-	s = slot(16, 4, 111620, 49477, 8681, 384773);
-	KUNIT_EXPECT_EQ(test, neuron_model_slot_check(&s), -EINVAL);
-	/* 2^64 elements, once taken for 0. */
-	s = slot(0, 4, 65536, 65536, 65536, 65536);
-	KUNIT_EXPECT_EQ(test, neuron_model_slot_check(&s), -EINVAL);
-	/* 2^62 + 8 elements: times 4 it wrapped to 32 bytes. */
-	s = slot(32, 4, 24, 2833, 37171, 1824726041);
-	KUNIT_EXPECT_EQ(test, neuron_model_slot_check(&s), -EINVAL);
-	/* 2^62 elements: the count fits, times 4 does not. */
-	s = slot(0, 4, 65536, 65536, 65536, 16384);
-	KUNIT_EXPECT_EQ(test, neuron_model_slot_check(&s), -EINVAL);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct neuron_model_slot s = slot(cases[i].size, cases[i].ndim,
+						  cases[i].d[0], cases[i].d[1],
+						  cases[i].d[2], cases[i].d[3]);
+
+		KUNIT_EXPECT_EQ_MSG(test, neuron_model_slot_check(&s), cases[i].ret,
+				    "slot case %u", i);
+	}
 }
 
-static struct kunit_case neuron_tpb_cases[] = {
-	KUNIT_CASE(tpb_valid_forms),
-	KUNIT_CASE(tpb_refusals),
-	KUNIT_CASE(tpb_no_end),
-	KUNIT_CASE(tpb_extent_overflow),
-	KUNIT_CASE(slot_shapes),
-	{}
-};
-
-static struct kunit_suite neuron_tpb_suite = {
-	.name = "neuron_tpb",
-	.test_cases = neuron_tpb_cases,
-};
+NEURON_KUNIT_SUITE(neuron_tpb,
+		   KUNIT_CASE(tpb_valid_forms),
+		   KUNIT_CASE(tpb_refusals),
+		   KUNIT_CASE(tpb_no_end),
+		   KUNIT_CASE(tpb_extent_overflow),
+		   KUNIT_CASE(slot_shapes));
 
 kunit_test_suite(neuron_tpb_suite);

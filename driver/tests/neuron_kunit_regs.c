@@ -14,6 +14,7 @@
 
 #include "ndhal/ndhal.h"
 #include "ndhal/ndhal_regs.h"
+#include "tests/neuron_kunit.h"
 
 static const struct ndhal_arch *const regs_archs[] = {
 	&ndhal_arch_v1, &ndhal_arch_v2, &ndhal_arch_v3,
@@ -423,22 +424,15 @@ static void regs_geometry_nc(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, ndhal_arch_v1.regs->sema);
 }
 
-static struct kunit_case neuron_regs_cases[] = {
-	KUNIT_CASE(regs_dma_engines),
-	KUNIT_CASE(regs_dma_queues),
-	KUNIT_CASE(regs_notify),
-	KUNIT_CASE(regs_sema_events),
-	KUNIT_CASE(regs_bounds_dma),
-	KUNIT_CASE(regs_bounds_nc),
-	KUNIT_CASE(regs_ring_check),
-	KUNIT_CASE(regs_geometry_dma),
-	KUNIT_CASE(regs_geometry_nc),
-	{}
-};
-
-static struct kunit_suite neuron_regs_suite = {
-	.name = "neuron_regs",
-	.test_cases = neuron_regs_cases,
-};
+NEURON_KUNIT_SUITE(neuron_regs,
+		   KUNIT_CASE(regs_dma_engines),
+		   KUNIT_CASE(regs_dma_queues),
+		   KUNIT_CASE(regs_notify),
+		   KUNIT_CASE(regs_sema_events),
+		   KUNIT_CASE(regs_bounds_dma),
+		   KUNIT_CASE(regs_bounds_nc),
+		   KUNIT_CASE(regs_ring_check),
+		   KUNIT_CASE(regs_geometry_dma),
+		   KUNIT_CASE(regs_geometry_nc));
 
 kunit_test_suite(neuron_regs_suite);

@@ -27,6 +27,7 @@
 #include <zlib.h>
 
 #include "container.h"
+#include "neuron_names.h"
 
 /* Entries of a container, the manifest included. */
 #define NRTC_MAX_ENTRIES	16
@@ -125,24 +126,6 @@ static int parse_u64(const char *s, uint64_t max, uint64_t *out)
 	}
 	*out = v;
 	return 0;
-}
-
-/* A tensor name: 1..255 bytes of [A-Za-z0-9_.:/-], without "..". */
-static int tensor_name_ok(const char *s)
-{
-	size_t i, n = strlen(s);
-
-	if (n < 1 || n >= NRTC_NAME_MAX || strstr(s, ".."))
-		return 0;
-	for (i = 0; i < n; i++) {
-		char ch = s[i];
-
-		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-		      (ch >= '0' && ch <= '9') || ch == '_' || ch == '.' ||
-		      ch == ':' || ch == '/' || ch == '-'))
-			return 0;
-	}
-	return 1;
 }
 
 /* An entry name: 1..100 bytes of [A-Za-z0-9_.-], not starting with '.'. */
@@ -335,7 +318,7 @@ static int manifest_line(struct ctx *c, unsigned int line, char **f,
 			return fail(c, NRTC_ECORRUPT,
 				    "manifest line %u: unknown tensor usage '%s' (input, output)",
 				    line, shown(f[1], b, sizeof(b)));
-		if (!tensor_name_ok(f[2]))
+		if (!neuron_tensor_name_ok(f[2]))
 			return fail(c, NRTC_ECORRUPT,
 				    "manifest line %u: bad tensor name '%s'", line,
 				    shown(f[2], b, sizeof(b)));
@@ -387,7 +370,7 @@ static int parse_manifest(struct ctx *c, char *text, size_t len)
 		char *nl = memchr(p, '\n', (size_t)(end - p));
 		char *f[NRTC_MAX_FIELDS];
 		unsigned int nf = 0;
-		char *q;
+		char *q, *w;
 
 		if (nl)
 			*nl = '\0';
@@ -420,20 +403,12 @@ static int parse_manifest(struct ctx *c, char *text, size_t len)
 		}
 
 		q = p;
-		for (;;) {
-			while (*q == ' ' || *q == '\t')
-				q++;
-			if (!*q || *q == '#')
-				break;
+		while ((w = neuron_next_word(&q))) {
 			if (nf == NRTC_MAX_FIELDS)
 				return fail(c, NRTC_ECORRUPT,
 					    "manifest line %u: too many fields",
 					    line);
-			f[nf++] = q;
-			while (*q && *q != ' ' && *q != '\t')
-				q++;
-			if (*q)
-				*q++ = '\0';
+			f[nf++] = w;
 		}
 		if (nf) {
 			rc = manifest_line(c, line, f, nf);

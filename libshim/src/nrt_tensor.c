@@ -195,6 +195,16 @@ static nrt_tensor_t *tensor_new(const char *name)
 	return t;
 }
 
+/* A call that makes a tensor: its result pointer checked, then nrt_enter(). */
+static NRT_STATUS tensor_enter(const char *fn, const char *obj, nrt_tensor_t **tensor)
+{
+	if (!tensor) {
+		nrt_log(fn, "check arguments", obj, "the result pointer is NULL");
+		return NRT_INVALID;
+	}
+	return nrt_enter(fn);
+}
+
 NRT_EXPORT NRT_STATUS nrt_tensor_allocate(nrt_tensor_placement_t placement, int vnc, size_t size,
 					  const char *name, nrt_tensor_t **tensor)
 {
@@ -205,11 +215,7 @@ NRT_EXPORT NRT_STATUS nrt_tensor_allocate(nrt_tensor_placement_t placement, int 
 	uint32_t core;
 
 	snprintf(obj, sizeof(obj), "tensor '%s'", name ? name : "");
-	if (!tensor) {
-		nrt_log(fn, "check arguments", obj, "the result pointer is NULL");
-		return NRT_INVALID;
-	}
-	s = nrt_enter(fn);
+	s = tensor_enter(fn, obj, tensor);
 	if (s)
 		return s;
 	t = tensor_new(name);
@@ -271,11 +277,7 @@ NRT_EXPORT NRT_STATUS nrt_tensor_allocate_empty(const char *name, nrt_tensor_t *
 	nrt_tensor_t *t;
 	NRT_STATUS s;
 
-	if (!tensor) {
-		nrt_log(fn, "check arguments", NULL, "the result pointer is NULL");
-		return NRT_INVALID;
-	}
-	s = nrt_enter(fn);
+	s = tensor_enter(fn, NULL, tensor);
 	if (s)
 		return s;
 	nrt_leave();
@@ -463,51 +465,33 @@ static NRT_STATUS dev_copy(const char *fn, const char *obj, const struct nrt_sto
 	return NRT_SUCCESS;
 }
 
-static NRT_STATUS t_read(const char *fn, const nrt_tensor_t *t, void *buf, uint64_t off,
-			 uint64_t size)
+/* Copy @size bytes between @buf and @t at @off: into the tensor when @wr. */
+static NRT_STATUS t_io(const char *fn, const nrt_tensor_t *t, void *buf, uint64_t off,
+		       uint64_t size, int wr)
 {
+	const char *what = wr ? "write" : "read";
 	char obj[300];
 	NRT_STATUS s;
 	int locked;
 
 	if (!buf && size) {
 		tname(t, obj, sizeof(obj));
-		nrt_log(fn, "read", obj, "NULL buffer");
+		nrt_log(fn, what, obj, "NULL buffer");
 		return NRT_INVALID;
 	}
-	s = io_begin(fn, "read", t, off, size, &locked);
+	s = io_begin(fn, what, t, off, size, &locked);
 	if (s)
 		return s;
 	if (t->st->ptr) {
-		memcpy(buf, (const char *)t->st->ptr + t->offset + off, size);
+		char *mem = (char *)t->st->ptr + t->offset + off;
+
+		if (wr)
+			memcpy(mem, buf, size);
+		else
+			memcpy(buf, mem, size);
 	} else {
 		tname(t, obj, sizeof(obj));
-		s = dev_copy(fn, obj, t->st, t->offset + off, buf, size, 0);
-	}
-	io_end(locked);
-	return s;
-}
-
-static NRT_STATUS t_write(const char *fn, const nrt_tensor_t *t, const void *buf, uint64_t off,
-			  uint64_t size)
-{
-	char obj[300];
-	NRT_STATUS s;
-	int locked;
-
-	if (!buf && size) {
-		tname(t, obj, sizeof(obj));
-		nrt_log(fn, "write", obj, "NULL buffer");
-		return NRT_INVALID;
-	}
-	s = io_begin(fn, "write", t, off, size, &locked);
-	if (s)
-		return s;
-	if (t->st->ptr) {
-		memcpy((char *)t->st->ptr + t->offset + off, buf, size);
-	} else {
-		tname(t, obj, sizeof(obj));
-		s = dev_copy(fn, obj, t->st, t->offset + off, (void *)buf, size, 1);
+		s = dev_copy(fn, obj, t->st, t->offset + off, buf, size, wr);
 	}
 	io_end(locked);
 	return s;
@@ -516,13 +500,13 @@ static NRT_STATUS t_write(const char *fn, const nrt_tensor_t *t, const void *buf
 NRT_EXPORT NRT_STATUS nrt_tensor_read(const nrt_tensor_t *tensor, void *buf, size_t offset,
 				      size_t size)
 {
-	return t_read("nrt_tensor_read", tensor, buf, offset, size);
+	return t_io("nrt_tensor_read", tensor, buf, offset, size, 0);
 }
 
 NRT_EXPORT NRT_STATUS nrt_tensor_write(nrt_tensor_t *tensor, const void *buf, size_t offset,
 				       size_t size)
 {
-	return t_write("nrt_tensor_write", tensor, buf, offset, size);
+	return t_io("nrt_tensor_write", tensor, (void *)buf, offset, size, 1);
 }
 
 static NRT_STATUS t_batch(const char *fn, const nrt_tensor_batch_t *b, uint64_t n, int wr)
@@ -544,8 +528,7 @@ static NRT_STATUS t_batch(const char *fn, const nrt_tensor_batch_t *b, uint64_t 
 		for (j = 0; j < b[i].num_ops; j++) {
 			const nrt_tensor_batch_op_t *op = &b[i].ops[j];
 
-			s = wr ? t_write(fn, b[i].tensor, op->buffer, op->offset, op->size)
-			       : t_read(fn, b[i].tensor, op->buffer, op->offset, op->size);
+			s = t_io(fn, b[i].tensor, op->buffer, op->offset, op->size, wr);
 			if (s)
 				return s;
 		}

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include <neuron.h>
+#include <neuron_bench.h>
 
 #include "nrt_test.h"
 
@@ -41,14 +42,6 @@
 #define ROUNDS		7
 #define EXEC_CALLS	500
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void die(const char *what)
 {
 	fprintf(stderr, "bench_nrt: %s: %s\n", what, strerror(errno));
@@ -59,19 +52,6 @@ static void die_nrt(const char *what, NRT_STATUS s)
 {
 	fprintf(stderr, "bench_nrt: %s: %s (%d)\n", what, nrt_get_status_as_str(s), (int)s);
 	exit(1);
-}
-
-struct best {
-	double base;
-	double subject;
-};
-
-static void best_add(struct best *b, double base, double subject)
-{
-	if (!b->base || base < b->base)
-		b->base = base;
-	if (!b->subject || subject < b->subject)
-		b->subject = subject;
 }
 
 static void line(const char *what, double ratio, const char *note)
@@ -98,30 +78,30 @@ static unsigned char *anon_at(unsigned char *addr, int fill)
 
 static double time_memcpy(void *dst, const void *src)
 {
-	double t = now();
+	double t = bench_now();
 
 	memcpy(dst, src, SIZE);
-	return now() - t;
+	return bench_now() - t;
 }
 
 static double time_write(nrt_tensor_t *t, const void *buf)
 {
-	double t0 = now();
+	double t0 = bench_now();
 	NRT_STATUS s = nrt_tensor_write(t, buf, 0, SIZE);
 
 	if (s)
 		die_nrt("nrt_tensor_write", s);
-	return now() - t0;
+	return bench_now() - t0;
 }
 
 static double time_read(const nrt_tensor_t *t, void *buf)
 {
-	double t0 = now();
+	double t0 = bench_now();
 	NRT_STATUS s = nrt_tensor_read(t, buf, 0, SIZE);
 
 	if (s)
 		die_nrt("nrt_tensor_read", s);
-	return now() - t0;
+	return bench_now() - t0;
 }
 
 /*
@@ -223,24 +203,24 @@ static __u32 raw_load(int fd, __u32 nc, const struct neuron_tpb_insn *end)
 static double time_raw(int fd, __u32 model)
 {
 	struct neuron_execute x;
-	double t = now();
+	double t = bench_now();
 
 	memset(&x, 0, sizeof(x));
 	x.model = model;
 	x.flags = NEURON_EXEC_WAIT;
 	if (ioctl(fd, NEURON_IOCTL_EXECUTE, &x) || x.status != NEURON_EXEC_OK)
 		die("EXECUTE");
-	return now() - t;
+	return bench_now() - t;
 }
 
 static double time_nrt(nrt_model_t *m, nrt_tensor_set_t *in, nrt_tensor_set_t *out)
 {
-	double t = now();
+	double t = bench_now();
 	NRT_STATUS s = nrt_execute(m, in, out);
 
 	if (s)
 		die_nrt("nrt_execute", s);
-	return now() - t;
+	return bench_now() - t;
 }
 
 /* nrt_execute - raw EXECUTE of each alternated pair of calls */

@@ -21,6 +21,10 @@
 #include <nrt/nrt_experimental.h>
 #include <nrt/nrt_version.h>
 
+#include <neuron_bench.h>
+
+#include "test_buf.h"
+
 #define MODEL_DIR	"/usr/share/neuron/models"
 #define MATMUL_PATH	MODEL_DIR "/matmul.nmodel"
 #define MLP_PATH	MODEL_DIR "/mlp.nmodel"
@@ -82,20 +86,6 @@ static inline void prng_f32(float *v, size_t n, uint32_t seed)
 
 /* ---- host references (IEEE fp32, products added in order of p) ---- */
 
-static inline void host_matmul(const float *a, const float *b, float *c, int m, int k, int n)
-{
-	int i, j, p;
-
-	for (i = 0; i < m; i++)
-		for (j = 0; j < n; j++) {
-			float s = 0.0f;
-
-			for (p = 0; p < k; p++)
-				s += a[i * k + p] * b[p * n + j];
-			c[i * n + j] = s;
-		}
-}
-
 struct weights {
 	float W[16 * 4];			/* matmul */
 	float W1[16 * 32], b1[32], W2[32 * 4], b2[4];	/* mlp */
@@ -118,19 +108,8 @@ static inline void ref_matmul(const struct weights *w, const float *x, float *y)
 static inline void ref_mlp(const struct weights *w, const float *x, float *y)
 {
 	float h[XM * 32];
-	int i, j;
 
-	host_matmul(x, w->W1, h, XM, XK, 32);
-	for (i = 0; i < XM; i++)
-		for (j = 0; j < 32; j++) {
-			float v = h[i * 32 + j] + w->b1[j];
-
-			h[i * 32 + j] = v > 0.0f ? v : 0.0f;
-		}
-	host_matmul(h, w->W2, y, XM, 32, YN);
-	for (i = 0; i < XM; i++)
-		for (j = 0; j < YN; j++)
-			y[i * YN + j] = y[i * YN + j] + w->b2[j];
+	host_mlp(x, w->W1, w->b1, w->W2, w->b2, h, y, XM, XK, 32, YN);
 }
 
 /* Index of the first element that differs (bit for bit as floats), or -1. */
@@ -202,30 +181,6 @@ static inline int count_lines(const char *s)
 }
 
 /* ---- in-memory containers ---- */
-
-struct mbuf {
-	unsigned char *p;
-	size_t len, cap;
-};
-
-static inline void mput(struct mbuf *b, const void *d, size_t n)
-{
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-
-		while (cap < b->len + n)
-			cap *= 2;
-		b->p = realloc(b->p, cap);
-		if (!b->p)
-			abort();
-		b->cap = cap;
-	}
-	if (d)
-		memcpy(b->p + b->len, d, n);
-	else
-		memset(b->p + b->len, 0, n);
-	b->len += n;
-}
 
 /* One ustar entry: a regular file @name of @n bytes. */
 static inline void tar_add(struct mbuf *t, const char *name, const void *d, size_t n)

@@ -22,6 +22,7 @@
 #include <archive_entry.h>
 
 #include "container.h"
+#include "test_buf.h"
 
 static int npass, nfail;
 
@@ -40,38 +41,11 @@ static void check(int cond, const char *fmt, ...)
 		nfail++;
 }
 
-/* A growable byte buffer. */
-struct buf {
-	unsigned char *p;
-	size_t len, cap;
-};
-
-static void put(struct buf *b, const void *d, size_t n)
-{
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-
-		while (cap < b->len + n)
-			cap *= 2;
-		b->p = realloc(b->p, cap);
-		if (!b->p) {
-			perror("realloc");
-			exit(2);
-		}
-		b->cap = cap;
-	}
-	if (d)
-		memcpy(b->p + b->len, d, n);
-	else
-		memset(b->p + b->len, 0, n);
-	b->len += n;
-}
-
 static la_ssize_t buf_write(struct archive *a, void *arg, const void *d,
 			    size_t n)
 {
 	(void)a;
-	put(arg, d, n);
+	mput(arg, d, n);
 	return (la_ssize_t)n;
 }
 
@@ -79,9 +53,9 @@ static la_ssize_t buf_write(struct archive *a, void *arg, const void *d,
  * gzip @n bytes of @d (NULL: zeros), @repeat times, with libarchive's
  * "raw" writer: the gzip stream of exactly those bytes.
  */
-static struct buf gzip_bytes(const void *d, size_t n, unsigned int repeat)
+static struct mbuf gzip_bytes(const void *d, size_t n, unsigned int repeat)
 {
-	struct buf out = { 0 };
+	struct mbuf out = { 0 };
 	struct archive *a = archive_write_new();
 	struct archive_entry *e = archive_entry_new();
 	void *zeros = NULL;
@@ -117,7 +91,7 @@ static struct buf gzip_bytes(const void *d, size_t n, unsigned int repeat)
 }
 
 /* A ustar header by hand: anything can be declared. */
-static void tar_header(struct buf *t, const char *name, char type,
+static void tar_header(struct mbuf *t, const char *name, char type,
 		       unsigned long long size, const char *link)
 {
 	unsigned char h[512];
@@ -140,20 +114,20 @@ static void tar_header(struct buf *t, const char *name, char type,
 	for (i = 0; i < 512; i++)
 		sum += h[i];
 	snprintf((char *)h + 148, 8, "%06o", sum);
-	put(t, h, 512);
+	mput(t, h, 512);
 }
 
-static void tar_file(struct buf *t, const char *name, const void *d, size_t n)
+static void tar_file(struct mbuf *t, const char *name, const void *d, size_t n)
 {
 	tar_header(t, name, '0', n, NULL);
-	put(t, d, n);
+	mput(t, d, n);
 	if (n % 512)
-		put(t, NULL, 512 - n % 512);
+		mput(t, NULL, 512 - n % 512);
 }
 
-static void tar_end(struct buf *t)
+static void tar_end(struct mbuf *t)
 {
-	put(t, NULL, 1024);
+	mput(t, NULL, 1024);
 }
 
 /* Little-endian instructions. */
@@ -188,9 +162,9 @@ static const char good_manifest[] =
 	"scratch 64\n";
 
 /* A valid container, with its manifest replaced by @manifest if not NULL. */
-static struct buf container_tar(const char *manifest)
+static struct mbuf container_tar(const char *manifest)
 {
-	struct buf t = { 0 };
+	struct mbuf t = { 0 };
 
 	if (!manifest)
 		manifest = good_manifest;
@@ -201,15 +175,15 @@ static struct buf container_tar(const char *manifest)
 	return t;
 }
 
-static struct buf gz(struct buf t)
+static struct mbuf gz(struct mbuf t)
 {
-	struct buf g = gzip_bytes(t.p, t.len, 1);
+	struct mbuf g = gzip_bytes(t.p, t.len, 1);
 
 	free(t.p);
 	return g;
 }
 
-static int parse(const struct buf *b, char *err, size_t errlen)
+static int parse(const struct mbuf *b, char *err, size_t errlen)
 {
 	struct nrtc_model *m = NULL;
 	int rc = nrtc_parse(b->p, b->len, &m, err, errlen);
@@ -223,7 +197,7 @@ static int parse(const struct buf *b, char *err, size_t errlen)
 }
 
 /* Parse @b and expect @want; the message is shown. */
-static void expect(const struct buf *b, int want, const char *name)
+static void expect(const struct mbuf *b, int want, const char *name)
 {
 	char err[256] = "";
 	int rc = parse(b, err, sizeof(err));
@@ -234,7 +208,7 @@ static void expect(const struct buf *b, int want, const char *name)
 
 static void expect_manifest(const char *manifest, int want, const char *name)
 {
-	struct buf g = gz(container_tar(manifest));
+	struct mbuf g = gz(container_tar(manifest));
 
 	expect(&g, want, name);
 	free(g.p);
@@ -258,7 +232,7 @@ static double now(void)
 
 static void test_valid(void)
 {
-	struct buf g = gz(container_tar(NULL));
+	struct mbuf g = gz(container_tar(NULL));
 	struct nrtc_model *m = NULL;
 	char err[256] = "";
 	int rc = nrtc_parse(g.p, g.len, &m, err, sizeof(err));
@@ -300,8 +274,8 @@ static void test_valid(void)
 
 static void test_truncated(void)
 {
-	struct buf g = gz(container_tar(NULL));
-	struct buf cut;
+	struct mbuf g = gz(container_tar(NULL));
+	struct mbuf cut;
 	unsigned int i, bad = 0;
 	char err[256];
 
@@ -328,8 +302,8 @@ static void test_truncated(void)
 
 static void test_gzip(void)
 {
-	struct buf g = gz(container_tar(NULL));
-	struct buf t = container_tar(NULL);
+	struct mbuf g = gz(container_tar(NULL));
+	struct mbuf t = container_tar(NULL);
 	size_t i;
 
 	g.p[10] = 0xff;		/* the first deflate block: reserved type */
@@ -385,7 +359,7 @@ static void test_gzip(void)
 
 static void test_foreign(void)
 {
-	struct buf t = { 0 }, g;
+	struct mbuf t = { 0 }, g;
 	static const char neff[] = "NEFF header-ish bytes, then a tar of other files";
 
 	expect_manifest("neuron-modelx 1\narch v2\n", NRTC_EVERSION,
@@ -429,7 +403,7 @@ static void test_foreign(void)
 
 static void test_files(void)
 {
-	struct buf t = { 0 }, g;
+	struct mbuf t = { 0 }, g;
 
 	/* missing data.bin */
 	tar_file(&t, "manifest", good_manifest, strlen(good_manifest));
@@ -479,7 +453,7 @@ static void test_files(void)
 static void one_entry(const char *name, char type, const char *link,
 		      const char *what, int want)
 {
-	struct buf t = { 0 }, g;
+	struct mbuf t = { 0 }, g;
 
 	tar_file(&t, "manifest", good_manifest, strlen(good_manifest));
 	tar_file(&t, PE_BIN, pe_bin, sizeof(pe_bin));
@@ -513,7 +487,7 @@ static void test_entries(void)
 
 	/* too many entries */
 	{
-		struct buf t = { 0 }, g;
+		struct mbuf t = { 0 }, g;
 		char name[32];
 		int i;
 
@@ -531,7 +505,7 @@ static void test_entries(void)
 
 static void test_sizes(void)
 {
-	struct buf t = { 0 }, g;
+	struct mbuf t = { 0 }, g;
 	long rss;
 	double t0;
 	char err[256];
@@ -541,7 +515,7 @@ static void test_sizes(void)
 	tar_file(&t, "manifest", good_manifest, strlen(good_manifest));
 	tar_file(&t, PE_BIN, pe_bin, sizeof(pe_bin));
 	tar_header(&t, "data.bin", '0', (8ULL << 30) - 4, NULL);
-	put(&t, NULL, 4096);
+	mput(&t, NULL, 4096);
 	tar_end(&t);
 	g = gz(t);
 	rss = maxrss_kb();
@@ -608,7 +582,7 @@ static void test_sizes(void)
 
 	/* tar bomb 2: a data file of 300 MiB of zeros declared and present */
 	{
-		struct buf h = { 0 }, z;
+		struct mbuf h = { 0 }, z;
 		struct archive *a = archive_write_new();
 		struct archive_entry *e = archive_entry_new();
 		void *zeros = calloc(1, 1 << 20);
@@ -647,7 +621,7 @@ static void test_sizes(void)
 
 static void test_manifest(void)
 {
-	struct buf m = { 0 };
+	struct mbuf m = { 0 };
 	char line[128];
 	int i;
 
@@ -655,13 +629,13 @@ static void test_manifest(void)
 		static const char head[] =
 			"neuron-model 1\narch v2\nblock pe " PE_BIN "\ndata data.bin\n";
 
-		put(&m, head, strlen(head));
+		mput(&m, head, strlen(head));
 	}
 	for (i = 0; i < 65; i++) {
 		snprintf(line, sizeof(line), "tensor input t%d float32 4\n", i);
-		put(&m, line, strlen(line));
+		mput(&m, line, strlen(line));
 	}
-	put(&m, "", 1);
+	mput(&m, "", 1);
 	expect_manifest((char *)m.p, NRTC_ECORRUPT, "65 tensors: too many");
 	free(m.p);
 
@@ -708,7 +682,7 @@ static void test_manifest(void)
 			NRTC_OK, "no newline at the end: fine");
 	{
 		char nul[] = M("tensor input x float32 4\n");
-		struct buf t = { 0 }, g;
+		struct mbuf t = { 0 }, g;
 
 		nul[20] = '\0';
 		tar_file(&t, "manifest", nul, sizeof(nul) - 1);
@@ -725,14 +699,14 @@ static void test_manifest(void)
 static unsigned char *slurp(const char *path, size_t *len)
 {
 	FILE *fp = fopen(path, "rb");
-	struct buf b = { 0 };
+	struct mbuf b = { 0 };
 	unsigned char chunk[65536];
 	size_t r;
 
 	if (!fp)
 		return NULL;
 	while ((r = fread(chunk, 1, sizeof(chunk), fp)) > 0)
-		put(&b, chunk, r);
+		mput(&b, chunk, r);
 	fclose(fp);
 	*len = b.len;
 	return b.p;
@@ -789,7 +763,7 @@ static void test_model(const char *path, uint32_t nblocks, uint32_t ninsns,
 }
 
 /* Parses of one container in several threads at once give the same model. */
-static struct buf thread_input;
+static struct mbuf thread_input;
 
 static void *thread_main(void *arg)
 {

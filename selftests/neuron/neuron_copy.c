@@ -482,8 +482,7 @@ TEST_F(copy, async_user_pointer_memlock_limit)
 		 -1, 0);
 	ASSERT_NE(MAP_FAILED, p);
 	memset(p, 0x3c, 1 << 20);
-	pid = fork();
-	ASSERT_LE(0, pid);
+	pid = neuron_fork(_metadata);
 	if (!pid) {
 		if (drop_ipc_lock() || setrlimit(RLIMIT_MEMLOCK, &lim) || neuron_vm_pinned_kb())
 			_exit(10);

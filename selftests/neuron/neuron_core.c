@@ -320,8 +320,7 @@ TEST_F_TIMEOUT(core, hung_submitter_killable, 60)
 
 	ASSERT_EQ(0, set_timeout(self, "60000"));
 	ASSERT_EQ(0, neuron_sim_knob(&self->node, "dma_hang_nc", "1"));
-	child = fork();
-	ASSERT_LE(0, child);
+	child = neuron_fork(_metadata);
 	if (!child) {
 		struct neuron_mem_alloc a;
 		struct neuron_memset m = { .value = 0x5a, .size = 24ULL << 20 };
@@ -423,8 +422,7 @@ TEST_F(core, completions_private)
 	ASSERT_NE(MAP_FAILED, map);
 	hdr = map;
 
-	child = fork();
-	ASSERT_LE(0, child);
+	child = neuron_fork(_metadata);
 	if (!child) {
 		struct neuron_mem_alloc a, b;
 		int fd = open(self->node.path, O_RDWR | O_CLOEXEC), i;

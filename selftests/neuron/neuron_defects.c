@@ -162,10 +162,7 @@ TEST_F(defects, queues_belong_to_the_reserver)
 	fdb = open(self->node.path, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fda);
 	ASSERT_LE(0, fdb);
-	ASSERT_EQ(0, pipe(a2b));
-	ASSERT_EQ(0, pipe(b2a));
-	a = fork();
-	ASSERT_LE(0, a);
+	a = neuron_fork_pipes(_metadata, a2b, b2a);
 	if (!a) {
 		struct neuron_notify_header *ev, *er;
 		int err;
@@ -187,8 +184,7 @@ TEST_F(defects, queues_belong_to_the_reserver)
 			_exit(5);	/* A set a queue up on B's NC */
 		_exit(0);
 	}
-	b = fork();
-	ASSERT_LE(0, b);
+	b = neuron_fork(_metadata);
 	if (!b) {
 		struct neuron_notify_header *ev, *er;
 		__u32 model, status;
@@ -322,10 +318,7 @@ TEST_F_TIMEOUT(defects, load_commits_before_release, 600)
 		SKIP(return, "needs NEURON_CAP_EXEC");
 	r.data = calloc(1, 8 << 20);
 	ASSERT_NE(NULL, r.data);
-	ASSERT_EQ(0, pipe(p2b));
-	ASSERT_EQ(0, pipe(b2p));
-	b = fork();
-	ASSERT_LE(0, b);
+	b = neuron_fork_pipes(_metadata, p2b, b2p);
 	if (!b) {
 		int fdb = open(self->node.path, O_RDWR | O_CLOEXEC);
 		unsigned int bad = 0;
@@ -547,8 +540,7 @@ TEST_F(defects, owner_pid_gone_or_reused)
 	char text[16];
 	int ready[2];
 
-	c = fork();
-	ASSERT_LE(0, c);
+	c = neuron_fork(_metadata);
 	if (!c)
 		_exit(neuron_reserve(self->node.fd, 1) ? 1 : 0);
 	ASSERT_EQ(0, reap(c));
@@ -563,8 +555,7 @@ TEST_F(defects, owner_pid_gone_or_reused)
 		return;
 	}
 	ASSERT_EQ(0, pipe(ready));
-	again = fork();
-	ASSERT_LE(0, again);
+	again = neuron_fork(_metadata);
 	if (!again) {
 		char ch;
 
@@ -599,10 +590,7 @@ TEST_F(defects, owner_pid_in_pid_namespace)
 	ASSERT_EQ(0, neuron_reserve(self->node.fd, 1));
 	fd2 = open(self->node.path, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd2);
-	ASSERT_EQ(0, pipe(res));
-	ASSERT_EQ(0, pipe(go));
-	c = fork();
-	ASSERT_LE(0, c);
+	c = neuron_fork_pipes(_metadata, res, go);
 	if (!c) {
 		close(res[0]);
 		close(go[1]);
@@ -785,8 +773,7 @@ TEST_F_TIMEOUT(defects, no_oom_killer, 120)
 	data = mmap(NULL, big, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
 	ASSERT_NE(MAP_FAILED, data);
 	memset(data, 0x11, big);
-	c = fork();
-	ASSERT_LE(0, c);
+	c = neuron_fork(_metadata);
 	if (!c) {
 		char pid[16];
 		__u32 model, h;
@@ -849,10 +836,7 @@ TEST_F_TIMEOUT(defects, sim_cpu_is_the_waiters, 120)
 
 	if (!self->node.created || !(self->info.caps & NEURON_CAP_EXEC))
 		SKIP(return, "needs the simulated TPB");
-	ASSERT_EQ(0, pipe(slept));
-	ASSERT_EQ(0, pipe(go));
-	c = fork();
-	ASSERT_LE(0, c);
+	c = neuron_fork_pipes(_metadata, slept, go);
 	if (!c) {
 		struct rlimit cpu = { .rlim_cur = 2, .rlim_max = 3 };
 		/* Its own file: released when it dies. */

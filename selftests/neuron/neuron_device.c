@@ -268,9 +268,7 @@ TEST_F(node, not_world_accessible)
 	EXPECT_EQ(0U, st.st_mode & 07000);
 	if (geteuid())
 		SKIP(return, "the outsider's open needs root to become it");
-	fflush(NULL);
-	pid = fork();
-	ASSERT_LE(0, pid);
+	pid = neuron_fork(_metadata);
 	if (!pid) {
 		int fd;
 
@@ -300,8 +298,7 @@ TEST_F(node, fork_child_query)
 
 	ASSERT_EQ(0, neuron_query_info(self->node.fd, &parent, NULL));
 	ASSERT_EQ(0, pipe(pipefd));
-	pid = fork();
-	ASSERT_LE(0, pid);
+	pid = neuron_fork(_metadata);
 	if (pid == 0) {
 		int err = neuron_query_info(self->node.fd, &child, NULL);
 

@@ -2394,10 +2394,7 @@ TEST_F_TIMEOUT(exec, processes_contend_for_nc, 60)
 	char c;
 
 	ASSERT_EQ(0, neuron_release(self->node.fd, 1));
-	ASSERT_EQ(0, pipe(ready));
-	ASSERT_EQ(0, pipe(done));
-	pid = fork();
-	ASSERT_LE(0, pid);
+	pid = neuron_fork_pipes(_metadata, ready, done);
 	if (!pid) {
 		int fd = open(self->node.path, O_RDWR | O_CLOEXEC);
 		struct mm j;
@@ -2573,8 +2570,7 @@ TEST_F_TIMEOUT(exec, sigkill_while_executing, 60)
 	ASSERT_EQ(0, neuron_release(self->node.fd, 1ULL << nc));
 	base = dev_bytes(self->node.fd);
 	ASSERT_EQ(0, pipe(go));
-	pid = fork();
-	ASSERT_LE(0, pid);
+	pid = neuron_fork(_metadata);
 	if (!pid) {
 		int fd = open(self->node.path, O_RDWR | O_CLOEXEC);
 

@@ -288,8 +288,7 @@ TEST_F(limits, host_memory_charge_outlives_process)
 	int status;
 	pid_t pid;
 
-	pid = fork();
-	ASSERT_LE(0, pid);
+	pid = neuron_fork(_metadata);
 	if (!pid) {
 		if (neuron_drop_privileges(0, MEMLOCK) ||
 		    alloc(self->node.fd, NEURON_MEM_HOST, MEMLOCK, NULL))
@@ -629,38 +628,11 @@ TEST_F(limits, params_root_only)
  */
 static int check_param_dir(const char *dir)
 {
-	char path[320];
-	struct dirent *de;
 	struct stat st;
-	int n = 0, fd;
-	DIR *d;
 
-	d = opendir(dir);
-	if (!d && errno == ENOENT)
+	if (stat(dir, &st) && errno == ENOENT)
 		return 0;	/* neuron_sim.ko not loaded (silicon) */
-	if (!OK(d))
-		return -1;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if (!OK(stat(path, &st) == 0) || !OK((st.st_mode & 0022) == 0)) {
-			printf("# %s: mode %o\n", path, st.st_mode & 07777);
-			n = -1;
-			break;
-		}
-		fd = open(path, O_WRONLY | O_CLOEXEC);
-		if (!OK(fd == -1 && errno == EACCES)) {
-			printf("# %s: opened for writing\n", path);
-			if (fd >= 0)
-				close(fd);
-			n = -1;
-			break;
-		}
-		n++;
-	}
-	closedir(d);
-	return n;
+	return neuron_files_closed(dir, true);
 }
 
 static int child_all_params(struct _test_data_limits *self, int fd)

@@ -1614,10 +1614,7 @@ TEST_F(mem, fork_shares_mappings)
 
 		p = alloc_map(_metadata, self, self->node.fd, kinds[k], len, 0, &h, NULL);
 		fill(p, len, 13);
-		ASSERT_EQ(0, pipe(go));
-		ASSERT_EQ(0, pipe(done));
-		pid = fork();
-		ASSERT_LE(0, pid);
+		pid = neuron_fork_pipes(_metadata, go, done);
 		if (pid == 0) {
 			close(go[1]);
 			close(done[0]);
@@ -1683,8 +1680,7 @@ TEST_F(mem, release_on_exit)
 
 	if (neuron_skip_no_mem(_metadata, &self->node, self->info.caps))
 		return;
-	pid = fork();
-	ASSERT_LE(0, pid);
+	pid = neuron_fork(_metadata);
 	if (pid == 0) {
 		struct neuron_mem_alloc a;
 		unsigned char *p;

@@ -1020,8 +1020,7 @@ TEST_F(genl, unprivileged_no_pid)
 	ASSERT_EQ(0, nc_get(&self->nl, self->node.minor, 0, &c));
 	EXPECT_TRUE(c.has_pid);
 	EXPECT_EQ((__u32)getpid(), c.pid);
-	pid = fork();
-	ASSERT_LE(0, pid);
+	pid = neuron_fork(_metadata);
 	if (!pid) {
 		struct nl nl;
 
@@ -1056,9 +1055,7 @@ TEST_F(genl, owner_pid_in_pid_namespace)
 	ASSERT_EQ(0, neuron_reserve(self->node.fd, 1));
 	fd2 = open(self->node.path, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd2);
-	fflush(NULL);
-	c = fork();
-	ASSERT_LE(0, c);
+	c = neuron_fork(_metadata);
 	if (!c) {
 		pid_t inner;
 
@@ -1099,9 +1096,7 @@ TEST_F(genl, not_in_other_netns)
 
 	if (geteuid())
 		SKIP(return, "needs root");
-	fflush(NULL);
-	c = fork();
-	ASSERT_LE(0, c);
+	c = neuron_fork(_metadata);
 	if (!c) {
 		struct nl nl;
 		int ret;

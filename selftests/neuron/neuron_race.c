@@ -629,8 +629,7 @@ TEST_F_TIMEOUT(race, sigkill_mid_call, 120)
 
 	ASSERT_LE(0, bytes);
 	for (round = 0; round < KILL_ROUNDS; round++) {
-		pid = fork();
-		ASSERT_LE(0, pid);
+		pid = neuron_fork(_metadata);
 		if (!pid) {
 			struct pools p = { .nc_count = self->info.nc_count };
 			struct racer r[2] = {

@@ -212,8 +212,7 @@ TEST_F(res, sigkill_releases_at_once)
 	char c;
 
 	ASSERT_EQ(0, pipe(go));
-	child = fork();
-	ASSERT_LE(0, child);
+	child = neuron_fork(_metadata);
 	if (!child) {
 		int fd = open(self->node.path, O_RDWR | O_CLOEXEC);
 
@@ -251,10 +250,7 @@ TEST_F(res, owner_shown_to_same_uid_or_admin)
 	char c;
 
 	ASSERT_EQ(0, neuron_reserve(self->node.fd, 1));
-	ASSERT_EQ(0, pipe(go));
-	ASSERT_EQ(0, pipe(done));
-	child = fork();
-	ASSERT_LE(0, child);
+	child = neuron_fork_pipes(_metadata, go, done);
 	if (!child) {
 		struct neuron_nc_state s0, s1;
 		int fd = self->fd2;
@@ -294,6 +290,33 @@ TEST_F(res, owner_shown_to_same_uid_or_admin)
 }
 
 /*
+ * Fork a process that, as nobody, reserves the NCs of @mask through @fd,
+ * says so on @ready and holds them until a byte comes on @done (exit
+ * status 0; 2: the reservation failed; 3: the pipes). Its pid, once it
+ * holds them.
+ */
+static pid_t fork_holder(struct __test_metadata *_metadata, int fd, __u64 mask,
+			 int ready[2], int done[2])
+{
+	pid_t a;
+	char c;
+
+	a = neuron_fork_pipes(_metadata, ready, done);
+	if (!a) {
+		close(ready[0]);
+		close(done[1]);
+		if (neuron_drop_privileges(0, 0) || neuron_reserve(fd, mask))
+			_exit(2);
+		if (write(ready[1], "r", 1) != 1 || read(done[0], &c, 1) != 1)
+			_exit(3);
+		_exit(0);
+	}
+	close(ready[1]);
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	return a;
+}
+
+/*
  * The same uid through another file, in another process: it sees the
  * owner (it is not its own reservation, so the rule is the uid's, not the
  * file's). The owner's process waits meanwhile.
@@ -302,26 +325,9 @@ TEST_F(res, owner_shown_to_same_uid_other_file)
 {
 	int ready[2], done[2], status, st_a, st_b;
 	pid_t a, b;
-	char c;
 
-	ASSERT_EQ(0, pipe(ready));
-	ASSERT_EQ(0, pipe(done));
-	fflush(NULL);
-	a = fork();
-	ASSERT_LE(0, a);
-	if (!a) {
-		close(ready[0]);
-		close(done[1]);
-		if (neuron_drop_privileges(0, 0) || neuron_reserve(self->fd2, 1))
-			_exit(2);
-		if (write(ready[1], "r", 1) != 1 || read(done[0], &c, 1) != 1)
-			_exit(3);
-		_exit(0);
-	}
-	close(ready[1]);
-	ASSERT_EQ(1, read(ready[0], &c, 1));
-	b = fork();
-	ASSERT_LE(0, b);
+	a = fork_holder(_metadata, self->fd2, 1, ready, done);
+	b = neuron_fork(_metadata);
 	if (!b) {
 		struct neuron_nc_state s;
 
@@ -361,29 +367,12 @@ TEST_F(res, owner_in_user_namespace)
 {
 	int ready[2], done[2], st_a, st_b;
 	pid_t a, b, me = getpid();
-	char c;
 
 	if (geteuid())
 		SKIP(return, "needs root");
 	ASSERT_EQ(0, neuron_reserve(self->node.fd, 1));
-	ASSERT_EQ(0, pipe(ready));
-	ASSERT_EQ(0, pipe(done));
-	fflush(NULL);
-	a = fork();
-	ASSERT_LE(0, a);
-	if (!a) {
-		close(ready[0]);
-		close(done[1]);
-		if (neuron_drop_privileges(0, 0) || neuron_reserve(self->fd2, 2))
-			_exit(2);
-		if (write(ready[1], "r", 1) != 1 || read(done[0], &c, 1) != 1)
-			_exit(3);
-		_exit(0);
-	}
-	close(ready[1]);
-	ASSERT_EQ(1, read(ready[0], &c, 1));
-	b = fork();
-	ASSERT_LE(0, b);
+	a = fork_holder(_metadata, self->fd2, 2, ready, done);
+	b = neuron_fork(_metadata);
 	if (!b) {
 		int fd = open(self->node.path, O_RDWR | O_CLOEXEC);
 		struct neuron_nc_state s0, s1;
@@ -487,9 +476,7 @@ TEST_F(res, scm_rights_moves_the_file)
 	if (mem)
 		ASSERT_EQ(0, neuron_mem_alloc(self->fd2, NEURON_MEM_DEVICE, 4096, 0, &a));
 	ASSERT_EQ(0, pipe(go));
-	fflush(NULL);
-	child = fork();
-	ASSERT_LE(0, child);
+	child = neuron_fork(_metadata);
 	if (!child) {
 		struct neuron_nc_state s;
 		int fd;
@@ -697,8 +684,14 @@ TEST_F(res, sem_wait)
 	EXPECT_EQ(-ETIME, w.ret);
 }
 
-/* NC_RELEASE ends the file's waits on that NC at once: -EACCES. */
-TEST_F_TIMEOUT(res, sem_wait_release, 30)
+/*
+ * A wait with no deadline on a semaphore of NC 0 (reserved) ends at once
+ * when NC_RELEASE takes the NC from the file (-EACCES) or, with @remove,
+ * when the device is removed (-ENODEV). @self: the fixture data (what
+ * FIXTURE_DATA(res) stands for, spelled out so that checkpatch sees a type).
+ */
+static void sem_wait_ended(struct __test_metadata *_metadata,
+			   struct _test_data_res *self, bool remove)
 {
 	struct sem_waiter w = {
 		.fd = self->node.fd, .kind = SEMA, .value = 1,
@@ -709,36 +702,27 @@ TEST_F_TIMEOUT(res, sem_wait_release, 30)
 	if (neuron_skip_no_cap(_metadata, &self->node, self->info.caps,
 			       NEURON_CAP_SEM, "NEURON_CAP_SEM"))
 		return;
-
+	if (remove && !self->node.created)
+		SKIP(return, "needs a simulated device to remove");
 	ASSERT_EQ(0, neuron_reserve(self->node.fd, 1));
 	ASSERT_EQ(0, pthread_create(&t, NULL, sem_wait_fn, &w));
 	neuron_sleep_ms(200);
-	ASSERT_EQ(0, neuron_release(self->node.fd, 1));
+	ASSERT_EQ(0, remove ? neuron_sim_remove(&self->node) :
+			      neuron_release(self->node.fd, 1));
 	ASSERT_EQ(0, pthread_join(t, NULL));
-	EXPECT_EQ(-EACCES, w.ret);
+	EXPECT_EQ(remove ? -ENODEV : -EACCES, w.ret);
+}
+
+/* NC_RELEASE ends the file's waits on that NC at once: -EACCES. */
+TEST_F_TIMEOUT(res, sem_wait_release, 30)
+{
+	sem_wait_ended(_metadata, self, false);
 }
 
 /* Removal wakes a waiter with no deadline at once. */
 TEST_F_TIMEOUT(res, sem_wait_removal, 30)
 {
-	struct sem_waiter w = {
-		.fd = self->node.fd, .kind = SEMA, .value = 1,
-		.deadline = INT64_MAX,
-	};
-	pthread_t t;
-
-	if (neuron_skip_no_cap(_metadata, &self->node, self->info.caps,
-			       NEURON_CAP_SEM, "NEURON_CAP_SEM"))
-		return;
-
-	if (!self->node.created)
-		SKIP(return, "needs a simulated device to remove");
-	ASSERT_EQ(0, neuron_reserve(self->node.fd, 1));
-	ASSERT_EQ(0, pthread_create(&t, NULL, sem_wait_fn, &w));
-	neuron_sleep_ms(200);
-	ASSERT_EQ(0, neuron_sim_remove(&self->node));
-	ASSERT_EQ(0, pthread_join(t, NULL));
-	EXPECT_EQ(-ENODEV, w.ret);
+	sem_wait_ended(_metadata, self, true);
 }
 
 TEST_HARNESS_MAIN

@@ -89,49 +89,6 @@ static void expect_sim_device(struct __test_metadata *_metadata,
 /* ---- who may turn the knobs ---- */
 
 /*
- * Every regular file of @dir (not recursive): no group or other write bit,
- * and (in the unprivileged child) none opens for writing. The number of
- * files, or -1 (logged).
- */
-static int knobs_closed(const char *dir, bool try_open)
-{
-	char path[384];
-	struct dirent *de;
-	struct stat st;
-	int n = 0, fd;
-	DIR *d;
-
-	d = opendir(dir);
-	if (!d) {
-		printf("# opendir %s: %s\n", dir, strerror(errno));
-		return -1;
-	}
-	while ((de = readdir(d))) {
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if (lstat(path, &st) || !S_ISREG(st.st_mode))
-			continue;
-		if (st.st_mode & 0022) {
-			printf("# %s: mode %o\n", path, st.st_mode & 07777);
-			n = -1;
-			break;
-		}
-		if (try_open) {
-			fd = open(path, O_WRONLY | O_CLOEXEC);
-			if (fd >= 0 || errno != EACCES) {
-				printf("# %s: opened for writing (errno %d)\n", path, errno);
-				if (fd >= 0)
-					close(fd);
-				n = -1;
-				break;
-			}
-		}
-		n++;
-	}
-	closedir(d);
-	return n;
-}
-
-/*
  * The simulator's knobs (new_device, del_device, the fault and latency
  * knobs, inject_notify) are root's: a uid without capabilities can write
  * none of them, so no user can add a device, fail another user's DMA,
@@ -146,19 +103,17 @@ TEST_F(sim, knobs_root_only)
 
 	ASSERT_EQ(0, neuron_sim_create(n, "v2", 0));
 	snprintf(dev, sizeof(dev), NEURON_SIM_BUS "/devices/neuron_sim%u", n->sim_id);
-	bus = knobs_closed(NEURON_SIM_BUS, false);
-	knobs = knobs_closed(dev, false);
+	bus = neuron_files_closed(NEURON_SIM_BUS, false);
+	knobs = neuron_files_closed(dev, false);
 	EXPECT_LE(2, bus);	/* new_device, del_device, drivers_* */
 	EXPECT_LE(10, knobs);	/* dma_*, tpb_*, inject_notify* */
-	fflush(NULL);
-	pid = fork();
-	ASSERT_LE(0, pid);
+	pid = neuron_fork(_metadata);
 	if (!pid) {
 		if (neuron_drop_privileges(0, 0))
 			_exit(2);
-		if (knobs_closed(NEURON_SIM_BUS, true) != bus)
+		if (neuron_files_closed(NEURON_SIM_BUS, true) != bus)
 			_exit(3);
-		_exit(knobs_closed(dev, true) == knobs ? 0 : 4);
+		_exit(neuron_files_closed(dev, true) == knobs ? 0 : 4);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
@@ -420,8 +375,7 @@ TEST_F(sim, remove_during_queries)
 	ASSERT_EQ(0, neuron_sim_create(n, "v3", 0));
 	ASSERT_EQ(0, neuron_node_open(n));
 	ASSERT_EQ(0, pipe(ready));
-	pid = fork();
-	ASSERT_LE(0, pid);
+	pid = neuron_fork(_metadata);
 	if (pid == 0) {
 		unsigned long ok = 0;
 		int err;
@@ -658,8 +612,7 @@ TEST_F_TIMEOUT(sim, unbind_bind_with_users, 60)
 	ASSERT_EQ(0, sim_knob(n->sim_id, "dma_latency_us", "1000000"));
 	ASSERT_EQ(0, sim_copy(n->fd, host.handle, dev.handle, NULL, OBJ,
 			      NEURON_COPY_ASYNC, &seq));
-	pid = fork();
-	ASSERT_LE(0, pid);
+	pid = neuron_fork(_metadata);
 	if (pid == 0)
 		_exit(-sim_wait(n->fd, seq, 10000));
 	neuron_sleep_ms(200);

@@ -40,6 +40,33 @@
 #include "neuron_lib.h"
 
 /*
+ * fork() in a test: stdio flushed first (a child never repeats what the
+ * parent buffered), a failed fork an assertion failure. The child's pid,
+ * or 0 in the child.
+ */
+static inline pid_t neuron_fork(struct __test_metadata *_metadata)
+{
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	return pid;
+}
+
+/*
+ * neuron_fork() after two pipe()s, @a then @b, for the parent and the
+ * child to talk (each closes the ends it does not use).
+ */
+static inline pid_t neuron_fork_pipes(struct __test_metadata *_metadata,
+				      int a[2], int b[2])
+{
+	ASSERT_EQ(0, pipe(a));
+	ASSERT_EQ(0, pipe(b));
+	return neuron_fork(_metadata);
+}
+
+/*
  * The per-arch variants of a fixture F, one per arch with memory:
  *	FIXTURE_VARIANT(F) NEURON_ARCH_VARIANT;
  *	FIXTURE_VARIANT_ADD(F, v2) NEURON_ARCH_V2_VARIANT;

@@ -68,6 +68,12 @@ const char *neuron_mode_skip_reason(void);
 int neuron_sysfs_write(const char *path, const char *text);
 /* Read a small text file into @buf (NUL-terminated): 0 or -errno. */
 int neuron_read_text(const char *path, char *buf, size_t size);
+/*
+ * Every regular file of @dir (not recursive): no group or other write bit,
+ * and (@try_open, for an unprivileged caller) none opens for writing. The
+ * number of files, or -1 (the reason printed).
+ */
+int neuron_files_closed(const char *dir, bool try_open);
 void neuron_sleep_ms(unsigned int ms);
 
 /* ---- simulated devices ---- */

@@ -93,6 +93,44 @@ int neuron_read_text(const char *path, char *buf, size_t size)
 	return err;
 }
 
+int neuron_files_closed(const char *dir, bool try_open)
+{
+	char path[384];
+	struct dirent *de;
+	struct stat st;
+	int n = 0, fd;
+	DIR *d;
+
+	d = opendir(dir);
+	if (!d) {
+		printf("# opendir %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (lstat(path, &st) || !S_ISREG(st.st_mode))
+			continue;
+		if (st.st_mode & 0022) {
+			printf("# %s: mode %o\n", path, st.st_mode & 07777);
+			n = -1;
+			break;
+		}
+		if (try_open) {
+			fd = open(path, O_WRONLY | O_CLOEXEC);
+			if (fd >= 0 || errno != EACCES) {
+				printf("# %s: opened for writing (errno %d)\n", path, errno);
+				if (fd >= 0)
+					close(fd);
+				n = -1;
+				break;
+			}
+		}
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
 void neuron_sleep_ms(unsigned int ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };

@@ -14,6 +14,7 @@
 
 #include "neuron_asm.h"
 #include "neuron_io.h"
+#include "neuron_names.h"
 
 #define MAX_LABELS	4096
 #define MAX_FIELDS	4096	/* words on one (joined) line */
@@ -371,23 +372,6 @@ int nasm_load(int fd, uint32_t nc, const struct nasm *a,
 
 /* ---- the .nms parser ---- */
 
-static int name_ok(const char *s)
-{
-	size_t i, n = strlen(s);
-
-	if (n < 1 || n > 255 || strstr(s, ".."))
-		return 0;
-	for (i = 0; i < n; i++) {
-		char ch = s[i];
-
-		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-		      (ch >= '0' && ch <= '9') || ch == '_' || ch == '.' ||
-		      ch == ':' || ch == '/' || ch == '-'))
-			return 0;
-	}
-	return 1;
-}
-
 /* An unsigned number, decimal or 0x hex, at most @max. */
 static uint64_t num(struct nasm *p, const char *what, const char *s,
 		    uint64_t max)
@@ -498,7 +482,7 @@ static void do_data(struct nasm *p, char **f, unsigned int nf)
 		nasm_fail(p, "data: NAME DTYPE SHAPE then values, 'random SEED' or 'zeros'");
 	if (p->ndata == NASM_MAX_DATA)
 		nasm_fail(p, "more than %d data entries", NASM_MAX_DATA);
-	if (!name_ok(f[1]))
+	if (!neuron_tensor_name_ok(f[1]))
 		nasm_fail(p, "bad data name '%s'", f[1]);
 	for (i = 0; i < p->ndata; i++)
 		if (!strcmp(p->data_names[i].name, f[1]))
@@ -576,7 +560,7 @@ static void do_tensor(struct nasm *p, char **f, unsigned int nf)
 		t->output = 1;
 	else
 		nasm_fail(p, "tensor: '%s' is neither input nor output", f[1]);
-	if (!name_ok(f[2]))
+	if (!neuron_tensor_name_ok(f[2]))
 		nasm_fail(p, "bad tensor name '%s'", f[2]);
 	for (i = 0; i < p->ntensors; i++)
 		if (!strcmp(p->tensors[i].name, f[2]))
@@ -952,19 +936,12 @@ static void resolve(struct nasm *p)
 static unsigned int split(struct nasm *p, char *s, char **f)
 {
 	unsigned int nf = 0;
+	char *w;
 
-	for (;;) {
-		while (*s == ' ' || *s == '\t')
-			s++;
-		if (!*s || *s == '#')
-			break;
+	while ((w = neuron_next_word(&s))) {
 		if (nf == MAX_FIELDS)
 			nasm_fail(p, "more than %d words on a line", MAX_FIELDS);
-		f[nf++] = s;
-		while (*s && *s != ' ' && *s != '\t')
-			s++;
-		if (*s)
-			*s++ = '\0';
+		f[nf++] = w;
 	}
 	return nf;
 }

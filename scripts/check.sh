@@ -432,8 +432,8 @@ tier debug && debug_tier
 # pci_engines=1 drives the model's engines through its registers, and the
 # selftests run against /dev/neuron0 (what the device lacks skips and counts
 # as skipped; initramfs.sh -P adds unbind, bind and reload with a file
-# open). Then the debug kernel boots a trn2 behind a vIOMMU with the gcov
-# build, for the coverage of the register code (make coverage) and its
+# open). Then the debug kernel boots a trn2 behind a vIOMMU and a trn1 with
+# the gcov build, for the coverage of the register code (make coverage) and its
 # kmemleak and lockdep verdicts (-d: the debug steps; the KUnit suites,
 # which need neuron_sim.ko, are not run on a PCI device). The device model must exit
 # 0 in every run (scripts/verdict.sh). The install tree of libshim goes in
@@ -441,7 +441,7 @@ tier debug && debug_tier
 # it); libnrt's tests are left out: they need execution, which the PCI
 # backend does not have.
 pci_tier() {
-	local pers io name d b ok kmod
+	local pers io name d b ok kmod f p
 	if [ -z "${KREL61:-}" ]; then
 		log "pci: fetching the 6.1 kernel"
 		if ! kernel_env 6.1 "$RUN/fetch-6.1.log"; then
@@ -484,16 +484,50 @@ pci_tier() {
 	d="$RUN/$KRELEASE-pci" b="$RUN/$KRELEASE-pci/module"
 	gcov_build "$d" "$b" " for the pci tier" || true
 	[ -f "$b/neuron.ko" ] || return 0
+	# Two boots of the same gcov build, side by side: a trn2 (v3) behind a
+	# vIOMMU with every selftest, and a trn1 (v2, ndhal_v2.c) with the
+	# selftests of the register code only (memory, copies, notification
+	# queues, semaphores), to keep the tier short. Their data is merged.
+	p=()
+	for f in "${progs[@]}"; do
+		case ${f##*/} in neuron_query | neuron_mem | neuron_copy | neuron_notify | neuron_reserve) p+=("$f") ;; esac
+	done
 	VM_PCI=trn2 NEURON_VM_IOMMU=1 NEURON_VM_MEM=1G NEURON_VM_TIMEOUT=${NEURON_VM_TIMEOUT:-1500} \
-		vm_check "$KRELEASE PCI trn2 vIOMMU (debug)" "$IMAGE" "$d" -P -k "$b/neuron.ko" \
-		-d "$b/neuron_kunit.ko" "${shim_opt[@]}" "${xtools[@]}" "${progs[@]}"
-	line="$KRELEASE PCI trn2 vIOMMU (debug): $VM_SUMMARY"
-	gcov_unpack "$d/serial.log" "$b" 2>"$d/coverage.txt" &&
+		vm_start "$KRELEASE PCI trn2 vIOMMU (debug)" "$KRELEASE PCI trn2 vIOMMU (debug): " \
+		"$IMAGE" "$d" -P -k "$b/neuron.ko" -d "$b/neuron_kunit.ko" "${shim_opt[@]}" \
+		"${xtools[@]}" "${progs[@]}"
+	VM_PCI=trn1 NEURON_VM_IOMMU=0 NEURON_VM_MEM=1G NEURON_VM_TIMEOUT=${NEURON_VM_TIMEOUT:-1500} \
+		vm_start "$KRELEASE PCI trn1 (debug)" "$KRELEASE PCI trn1 (debug): " \
+		"$IMAGE" "$d-trn1" -P -k "$b/neuron.ko" -d "$b/neuron_kunit.ko" "${p[@]}"
+	vm_collect
+	gcov_merge_pci "$b" "$d/serial.log" "$d-trn1/serial.log" 2>"$d/coverage.txt" &&
 		coverage_table "$b" >>"$d/coverage.txt" 2>&1 && ok=0 || ok=1
-	check "gcov data of the pci tier's debug run ($d/coverage.txt)" "$ok" "$d/coverage.txt"
-	line+=", coverage: $(awk '$1 ~ /ndhal_v2|ndhal_v3|ndhal_udma|neuron_pci/ {
-		sub(/.*\//, "", $1); printf "%s%s %s", sep, $1, $2; sep = ", " }' "$d/coverage.txt")"
-	summary+=("$line")
+	check "gcov data of the pci tier's debug runs ($d/coverage.txt)" "$ok" "$d/coverage.txt"
+	summary+=("$KRELEASE PCI (debug, trn2 and trn1): coverage: $(awk '$1 ~ /ndhal_v2|ndhal_v3|ndhal_udma|neuron_pci/ {
+		sub(/.*\//, "", $1); printf "%s%s %s", sep, $1, $2; sep = ", " }' "$d/coverage.txt")")
+}
+
+# gcov_merge_pci BUILDDIR LOG...: the .gcda files of each debug boot's serial
+# LOG (gcov_unpack), added together with gcov-tool (gcc's) beside the .gcno
+# files of BUILDDIR.
+gcov_merge_pci() {
+	local b=$1 tmp log i=0 rc=0
+	shift
+	tmp=$(mktemp -d)
+	for log in "$@"; do
+		i=$((i + 1))
+		gcov_unpack "$log" "$b" || { rc=1; continue; }
+		mkdir -p "$tmp/$i"
+		(cd "$b" && find . -name '*.gcda' -print0 | xargs -0 cp --parents -t "$tmp/$i") || rc=1
+		[ "$i" = 1 ] || { gcov-tool merge -o "$tmp/m$i" "$tmp/$((i - 1))" "$tmp/$i" &&
+			rm -rf "${tmp:?}/$i" && mv "$tmp/m$i" "$tmp/$i"; } || rc=1
+	done
+	if [ "$rc" = 0 ]; then
+		find "$b" -name '*.gcda' -delete
+		cp -r "$tmp/$i/." "$b/"
+	fi
+	rm -rf "$tmp"
+	return $rc
 }
 tier pci && pci_tier
 

@@ -1668,8 +1668,11 @@ TEST_F(tools, monitor_vendor_config)
 		ASSERT_NE(NULL, doc) TH_LOG("not JSON: %.*s", (int)(nl - p), p);
 		g = jget(jget(jget(doc, "system_data"), "vcpu_usage"), "period");
 		ASSERT_TRUE(jnum(g));
+		/* The config's 400 ms, not the default 5 s: a loaded VM
+		 * (2.18 s seen at load average 20) stays well below 4 s.
+		 */
 		EXPECT_LT(0.2, g->num) TH_LOG("period %f", g->num);
-		EXPECT_GT(2.0, g->num) TH_LOG("period %f", g->num);
+		EXPECT_GT(4.0, g->num) TH_LOG("period %f", g->num);
 		rt = report_runtime(doc, getpid());
 		ASSERT_NE(NULL, rt) TH_LOG("no runtime %d: %.*s", getpid(), (int)(nl - p), p);
 		seen = true;

@@ -264,7 +264,11 @@ TEST_F(trace, execution)
 		ASSERT_EQ(3, nsc);
 		EXPECT_EQ(seq + 1, seq2);
 		EXPECT_EQ((__u32)NEURON_EXEC_TIMEOUT, st);
-		EXPECT_LE(100000000ULL, ns);
+		/* The 100 ms deadline counts from the submission, the
+		 * duration from the start on the core: a loaded VM starts it
+		 * a few ms late (96.4 ms seen). An OK one takes microseconds.
+		 */
+		EXPECT_LE(50000000ULL, ns);
 		e = trace_find_event(buf, "neuron_nc_reset", self->node.minor, 1, 0);
 		ASSERT_NE(NULL, e) TH_LOG("no neuron_nc_reset:\n%s", buf);
 		EXPECT_NE(NULL, strstr(e, "reason=exec_timeout"));

@@ -105,4 +105,23 @@ struct neuron_mem_counter {
 	atomic64_t host;
 };
 
+/**
+ * struct neuron_mem_by_usage - memory of one file on one NC, by usage
+ * @now: bytes alive, [0] host and [1] device memory, by NEURON_MEM_USAGE_*.
+ * @peak: the highest of each @now since the file was opened.
+ * @total: bytes alive of all usages, host and device.
+ * @total_peak: the highest of each @total.
+ *
+ * Charged when the memory is made and returned when it is freed
+ * (neuron_mem.c); read without a lock, so the figures may be a moment
+ * apart. A peak is raised after its figure grows: a reader may see the
+ * figure above the peak for that moment.
+ */
+struct neuron_mem_by_usage {
+	atomic64_t now[2][NEURON_MEM_USAGE_COUNT];
+	atomic64_t peak[2][NEURON_MEM_USAGE_COUNT];
+	atomic64_t total[2];
+	atomic64_t total_peak[2];
+};
+
 #endif /* _NEURON_COMMON_H */

@@ -63,6 +63,8 @@
  * @exec_latency: executions that ran on the core, by their time on it:
  *	bucket i counts those of 2^i to 2^(i+1) - 1 ns (bucket 0 from 0 ns,
  *	the last one with no end).
+ * @exec_total_latency: executions that ended, by their time from their
+ *	submission to their end (the buckets of @exec_latency).
  */
 struct neuron_nc {
 	struct neuron_device *nd;
@@ -87,18 +89,26 @@ struct neuron_nc {
 	atomic64_t busy_ns;
 	atomic64_t exec_status[NEURON_NC_EXEC_STATUSES];
 	atomic64_t exec_latency[NEURON_NC_LATENCY_BUCKETS];
+	atomic64_t exec_total_latency[NEURON_NC_LATENCY_BUCKETS];
 };
+
+/* The latency bucket of @ns (0 ns in bucket 0). */
+static inline u32 neuron_nc_latency_bucket(u64 ns)
+{
+	return ns ? min_t(u32, ilog2(ns), NEURON_NC_LATENCY_BUCKETS - 1) : 0;
+}
 
 /*
  * An execution on @nc ended with NEURON_EXEC_* @status after @ns on the
- * core (0 when it never ran).
+ * core (0 when it never ran) and @total_ns after its submission.
  */
-static inline void neuron_nc_count_exec(struct neuron_nc *nc, u32 status, u64 ns)
+static inline void neuron_nc_count_exec(struct neuron_nc *nc, u32 status,
+					u64 ns, u64 total_ns)
 {
 	atomic64_inc(&nc->exec_status[min_t(u32, status, NEURON_NC_EXEC_STATUSES - 1)]);
 	if (ns)
-		atomic64_inc(&nc->exec_latency[min_t(u32, ilog2(ns),
-						     NEURON_NC_LATENCY_BUCKETS - 1)]);
+		atomic64_inc(&nc->exec_latency[neuron_nc_latency_bucket(ns)]);
+	atomic64_inc(&nc->exec_total_latency[neuron_nc_latency_bucket(total_ns)]);
 }
 
 int neuron_nc_enter(struct neuron_file *nf, u64 mask, u64 mine);

@@ -201,20 +201,34 @@ static void neuron_peak_raise(atomic64_t *peak, s64 v)
 		;
 }
 
-/*
- * @mem's bytes (@sign 1) or their return (-1) in its owner's figures by
- * usage on its NC.
- */
-static void neuron_mem_by_usage_add(struct neuron_mem *mem, s64 sign)
+/* @bytes (< 0: returned) of @mem's kind and usage in @u. */
+static void neuron_by_usage_add(struct neuron_mem_by_usage *u,
+				const struct neuron_mem *mem, s64 bytes)
 {
-	struct neuron_mem_by_usage *u = &mem->owner->by_usage[mem->nc];
 	u32 k = mem->kind == NEURON_MEM_DEVICE;
-	s64 bytes = sign * (s64)mem->size;
 
 	neuron_peak_raise(&u->peak[k][mem->usage],
 			  atomic64_add_return(bytes, &u->now[k][mem->usage]));
 	neuron_peak_raise(&u->total_peak[k],
 			  atomic64_add_return(bytes, &u->total[k]));
+	if (bytes > 0) {
+		atomic64_add(bytes, &u->allocated[k][mem->usage]);
+		atomic64_add(bytes, &u->total_allocated[k]);
+	}
+}
+
+/*
+ * @mem's bytes (@sign 1) or their return (-1) in the figures by usage of
+ * its device, its NC and its owner on that NC.
+ */
+static void neuron_mem_by_usage_add(struct neuron_mem *mem, s64 sign)
+{
+	s64 bytes = sign * (s64)mem->size;
+
+	neuron_by_usage_add(&mem->nd->by_usage, mem, bytes);
+	neuron_by_usage_add(&mem->nd->nc[mem->nc].by_usage, mem, bytes);
+	if (mem->owner)
+		neuron_by_usage_add(&mem->owner->by_usage[mem->nc], mem, bytes);
 }
 
 void neuron_device_mem_init(struct neuron_device *nd)
@@ -428,9 +442,9 @@ static void neuron_mem_release(struct kref *ref)
 	neuron_mmap_offset_free(nd, mem);
 	neuron_counter_add(&nd->usage, mem->kind, -mem->size);
 	neuron_counter_add(&nd->nc[mem->nc].usage, mem->kind, -mem->size);
+	neuron_mem_by_usage_add(mem, -1);
 	if (mem->owner) {
 		neuron_counter_add(&mem->owner->usage, mem->kind, -mem->size);
-		neuron_mem_by_usage_add(mem, -1);
 		neuron_file_put(mem->owner);
 	}
 	/* Unless the device's removal already gave it back. */
@@ -566,8 +580,7 @@ struct neuron_mem *neuron_mem_new(struct neuron_device *nd,
 	get_device(&nd->dev);
 	neuron_counter_add(&nd->usage, mem->kind, mem->size);
 	neuron_counter_add(&nd->nc[mem->nc].usage, mem->kind, mem->size);
-	if (owner)
-		neuron_mem_by_usage_add(mem, 1);
+	neuron_mem_by_usage_add(mem, 1);
 	return mem;
 
 err_uncharge:

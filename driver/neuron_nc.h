@@ -52,6 +52,7 @@
  *	when a semaphore or event, the owner, a job or a notification queue
  *	of the NC changes, and by removal.
  * @usage: memory alive that is charged to this NC.
+ * @by_usage: the same by usage, with peaks (the vendor's sysfs).
  * @jobs: DMA jobs submitted to this NC.
  * @jobs_failed: DMA jobs that completed with an error.
  * @resets: resets of this NC (DMA errors and hangs, execution timeouts).
@@ -80,6 +81,7 @@ struct neuron_nc {
 	atomic_t event_gen;
 	wait_queue_head_t event_wait;
 	struct neuron_mem_counter usage;
+	struct neuron_mem_by_usage by_usage;
 	atomic64_t jobs;
 	atomic64_t jobs_failed;
 	atomic64_t resets;

@@ -441,8 +441,6 @@ static int workload_start(struct workload *w, const char *path, unsigned int nc)
 	if (w->pid < 0)
 		return -errno;
 	if (!w->pid) {
-		__u64 off;
-		__u32 h;
 		char c;
 		int fd;
 
@@ -452,8 +450,14 @@ static int workload_start(struct workload *w, const char *path, unsigned int nc)
 		err = fd < 0 ? errno : 0;
 		if (!err)
 			err = -neuron_reserve(fd, 1ULL << nc);
-		if (!err)
-			err = -neuron_alloc(fd, NEURON_MEM_DEVICE, WORK_SIZE, nc, &h, &off);
+		if (!err) {
+			struct neuron_mem_alloc a;
+
+			/* Tensors: the usage table's TENSORS column. */
+			neuron_mem_alloc_prep(&a, NEURON_MEM_DEVICE, WORK_SIZE, nc);
+			a.usage = NEURON_MEM_USAGE_TENSORS;
+			err = -neuron_mem_alloc_req(fd, &a);
+		}
 		if (write(ready[1], &err, sizeof(err)) != sizeof(err))
 			_exit(1);
 		while (read(go[0], &c, 1) > 0)
@@ -533,17 +537,26 @@ static bool rows_proc(const struct screen *s, const struct expect *e)
 	return scr_find(s, w, ARRAY_SIZE(w)) >= 0;
 }
 
+static bool rows_usage(const struct screen *s, const struct expect *e)
+{
+	/* DEV:NC PID TENSORS CONSTS CODE SCRATCH RUNTIME OTHER */
+	const char *const w[] = { e->nc, e->pid, WORK_SIZE_STR, "0B", "0B", "0B", "0B", "0B" };
+
+	return scr_find(s, w, ARRAY_SIZE(w)) >= 0;
+}
+
 static bool workload_shown(const struct screen *s, void *arg)
 {
 	const struct expect *e = arg;
 
-	return rows_dev(s, e) && rows_nc(s, e) && rows_proc(s, e);
+	return rows_dev(s, e) && rows_nc(s, e) && rows_proc(s, e) && rows_usage(s, e);
 }
 
 /*
- * A child reserves the last NC of the device and allocates 3 MiB charged
- * to it: the device, the NC (reserved, the child's pid, 3.0M) and the
- * process (its pid, the NC, 3.0M) are on the 80x24 screen; q ends the tool
+ * A child reserves the last NC of the device and allocates 3 MiB of
+ * tensors charged to it: the device, the NC (reserved, the child's pid,
+ * 3.0M), the process (its pid, the NC, 3.0M) and the NC's memory by usage
+ * (3.0M of tensors, nothing else) are on the 80x24 screen; q ends the tool
  * with status 0 within 5 s.
  */
 TEST_F(top, shows_workload_and_quits)
@@ -569,9 +582,9 @@ TEST_F(top, shows_workload_and_quits)
 	/* The screen in the log, as the tool drew it. */
 	scr_log(_metadata, &self->run.scr);
 	if (!shown || !workload_shown(&self->run.scr, &e)) {
-		TH_LOG("device row %d, NC row %d, process row %d (tool %s)",
+		TH_LOG("device row %d, NC row %d, process row %d, usage row %d (tool %s)",
 		       rows_dev(&self->run.scr, &e), rows_nc(&self->run.scr, &e),
-		       rows_proc(&self->run.scr, &e),
+		       rows_proc(&self->run.scr, &e), rows_usage(&self->run.scr, &e),
 		       self->run.pid ? "running" : "ended");
 	}
 	ASSERT_TRUE(self->run.pid > 0);

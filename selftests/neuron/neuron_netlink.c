@@ -1161,6 +1161,19 @@ TEST_F(genl, counters_move)
 	EXPECT_EQ(before.models, after.models);
 }
 
+/*
+ * In a child: become nobody and NC_GET NC @nc of device @minor into @c:
+ * 0, or the exit status that tells which step failed (10, 11).
+ */
+static int nc_get_as_nobody(struct nl *nl, __u32 minor, __u32 nc, struct nl_nc *c)
+{
+	if (neuron_drop_privileges(0, 0))
+		return 10;
+	if (nl_setup(nl, false) || nc_get(nl, minor, nc, c))
+		return 11;
+	return 0;
+}
+
 static __u64 hist_sum(const __u64 *h, int from)
 {
 	__u64 n = 0;
@@ -1233,11 +1246,10 @@ TEST_F(genl, exec_status_and_latency)
 	if (!pid) {
 		struct nl nl;
 		struct nl_nc c;
+		int err = nc_get_as_nobody(&nl, self->node.minor, 0, &c);
 
-		if (neuron_drop_privileges(0, 0))
-			_exit(10);
-		if (nl_setup(&nl, false) || nc_get(&nl, self->node.minor, 0, &c))
-			_exit(11);
+		if (err)
+			_exit(err);
 		if (c.has_exec_stats || c.has_latency || c.has_total_latency)
 			_exit(12);	/* root's timing shown to nobody */
 		if (self->info.nc_count > 1 && nc_get(&nl, self->node.minor, 1, &c))
@@ -1332,12 +1344,9 @@ TEST_F(genl, mem_by_usage)
 	if (!pid) {
 		struct nl nl;
 		struct nl_nc c;
+		int err = nc_get_as_nobody(&nl, self->node.minor, 0, &c);
 
-		if (neuron_drop_privileges(0, 0))
-			_exit(10);
-		if (nl_setup(&nl, false) || nc_get(&nl, self->node.minor, 0, &c))
-			_exit(11);
-		_exit(c.has_mem_usage ? 12 : 0);	/* root's memory shown to nobody */
+		_exit(err ?: c.has_mem_usage ? 12 : 0);	/* root's memory shown to nobody */
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status));

@@ -655,14 +655,13 @@ TEST_F(sysfs, vendor_memory_counters)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
+		const char *dir = "neuron_core1/stats/memory_usage/device_mem";
 		char p2[256];
 
-		snprintf(p2, sizeof(p2),
-			 "/sys/class/neuron_device/neuron%u/neuron_core1/stats/memory_usage/"
-			 "device_mem/tensors/total", minor);
-		snprintf(path, sizeof(path),
-			 "/sys/class/neuron_device/neuron%u/neuron_core1/stats/memory_usage/"
-			 "device_mem/peak", minor);
+		snprintf(p2, sizeof(p2), "/sys/class/neuron_device/neuron%u/%s/tensors/total",
+			 minor, dir);
+		snprintf(path, sizeof(path), "/sys/class/neuron_device/neuron%u/%s/peak", minor,
+			 dir);
 		if (neuron_drop_privileges(0, 0))
 			_exit(10);
 		if (write_str(path, "0") != -EACCES)

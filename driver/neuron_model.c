@@ -533,6 +533,7 @@ int neuron_ioctl_model_load(struct neuron_file *nf, void *arg)
 		goto err_model;
 	}
 	l->handle = handle;
+	atomic64_inc(&nd->nc[model->nc].model_loads);
 	goto out;
 
 err_model:

@@ -57,6 +57,7 @@
  * @jobs_failed: DMA jobs that completed with an error.
  * @resets: resets of this NC (DMA errors and hangs, execution timeouts).
  * @models: models loaded for this NC (handles alive).
+ * @model_loads: MODEL_LOAD calls that loaded a model for this NC.
  * @executions: executions that ended (however they ended).
  * @exec_errors: executions that did not end NEURON_EXEC_OK.
  * @busy_ns: time the NC's core spent executing.
@@ -86,6 +87,7 @@ struct neuron_nc {
 	atomic64_t jobs_failed;
 	atomic64_t resets;
 	atomic_t models;
+	atomic64_t model_loads;
 	atomic64_t executions;
 	atomic64_t exec_errors;
 	atomic64_t busy_ns;

@@ -12,7 +12,9 @@
  * device_name, instance_type} and, per NeuronCore,
  * neuron_core<M>/info/architecture/arch_type and
  * neuron_core<M>/stats/status/<status>/{total,present} for the statuses
- * the driver counts, and the memory counters {total,present,peak}:
+ * the driver counts, neuron_core<M>/stats/other_info/<counter>/{total,
+ * present} for the counters it has, and the memory counters
+ * {total,present,peak}:
  * neuron_core<M>/stats/memory_usage/{host_mem,device_mem}/ and
  * device_mem/<category>/, stats/memory_usage/host_mem/<category>/ of the
  * device. The directories below the device are plain kobjects (an
@@ -49,6 +51,16 @@ static const struct {
 	{ "timeout", NEURON_EXEC_TIMEOUT },
 };
 
+/* The vendor's other_info counters the driver has: the NC's figure of each. */
+static const struct {
+	const char *name;
+	size_t offset;
+} neuron_vother[] = {
+	{ "inference_count", offsetof(struct neuron_nc, executions) },
+	{ "model_load_count", offsetof(struct neuron_nc, model_loads) },
+	{ "reset_req_count", offsetof(struct neuron_nc, resets) },
+};
+
 /* The vendor's memory categories the driver has, and their NEURON_MEM_USAGE_*. */
 struct neuron_vcat {
 	const char *name;
@@ -81,7 +93,7 @@ static const struct neuron_vcat neuron_vdev_cats[] = {
  * status, memory_usage, host_mem, device_mem and its categories.
  */
 #define NEURON_VSYSFS_KOBJS	(5 + ARRAY_SIZE(neuron_vhost_cats) + \
-				 (9 + ARRAY_SIZE(neuron_vstatus) + \
+				 (10 + ARRAY_SIZE(neuron_vstatus) + ARRAY_SIZE(neuron_vother) + \
 				  ARRAY_SIZE(neuron_vdev_cats)) * NEURON_MAX_NC)
 
 struct neuron_vsysfs {
@@ -232,16 +244,15 @@ static const struct attribute_group neuron_nc_arch_group = {
 /* ---- neuron_core<M>/stats/status/<status>/ ---- */
 
 /**
- * struct neuron_vstat - the directory of one status of one NC
+ * struct neuron_vstat - the directory of one counter of one NC (a status,
+ *	an other_info counter)
  * @kobj: the directory.
- * @nc: the NC (inside the device, which outlives the tree).
- * @status: NEURON_EXEC_*.
+ * @count: the NC's counter (inside the device, which outlives the tree).
  * @base: the count when "present" was last cleared.
  */
 struct neuron_vstat {
 	struct kobject kobj;
-	struct neuron_nc *nc;
-	u32 status;
+	atomic64_t *count;
 	atomic64_t base;
 };
 
@@ -252,7 +263,7 @@ static struct neuron_vstat *to_neuron_vstat(struct kobject *kobj)
 
 static u64 neuron_vstat_count(struct neuron_vstat *st)
 {
-	return atomic64_read(&st->nc->exec_status[st->status]);
+	return atomic64_read(st->count);
 }
 
 static ssize_t vstat_total_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
@@ -345,7 +356,9 @@ static u64 neuron_vmem_allocated(struct neuron_vmem *vm)
 /* "total": the bytes in use now (the vendor's: current usage). */
 static ssize_t vmem_total_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%llu\n", (u64)atomic64_read(neuron_vmem_now(to_neuron_vmem(kobj))));
+	struct neuron_vmem *vm = to_neuron_vmem(kobj);
+
+	return sysfs_emit(buf, "%llu\n", (u64)atomic64_read(neuron_vmem_now(vm)));
 }
 
 /* "present": the bytes allocated since it was last cleared. */
@@ -360,7 +373,9 @@ static ssize_t vmem_present_show(struct kobject *kobj, struct kobj_attribute *at
 /* "peak": the most in use at one time since it was last cleared. */
 static ssize_t vmem_peak_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%llu\n", (u64)atomic64_read(neuron_vmem_peak(to_neuron_vmem(kobj))));
+	struct neuron_vmem *vm = to_neuron_vmem(kobj);
+
+	return sysfs_emit(buf, "%llu\n", (u64)atomic64_read(neuron_vmem_peak(vm)));
 }
 
 /*
@@ -514,39 +529,51 @@ static int neuron_vsysfs_memory(struct neuron_vsysfs *vs, struct kobject *stats,
 	return dev ? 0 : -ENOMEM;
 }
 
+/* A counter @name of @count under @parent: 0 or -errno. */
+static int neuron_vsysfs_counter(struct neuron_vsysfs *vs, struct kobject *parent,
+				 const char *name, atomic64_t *count)
+{
+	struct neuron_vstat *st;
+	int ret;
+
+	if (WARN_ON(vs->n_kobj == NEURON_VSYSFS_KOBJS))
+		return -ENOMEM;
+	st = kzalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
+	st->count = count;
+	ret = kobject_init_and_add(&st->kobj, &neuron_vstat_ktype, parent, "%s", name);
+	if (ret) {
+		kobject_put(&st->kobj);
+		return ret;
+	}
+	vs->kobj[vs->n_kobj++] = &st->kobj;
+	return 0;
+}
+
 /*
- * stats/status/<status>/ and stats/memory_usage/ of NC @nc under its
- * directory @core: 0 or -errno.
+ * stats/status/<status>/, stats/other_info/<counter>/ and
+ * stats/memory_usage/ of NC @nc under its directory @core: 0 or -errno.
  */
 static int neuron_vsysfs_status(struct neuron_vsysfs *vs, struct kobject *core,
 				struct neuron_nc *nc)
 {
-	struct kobject *stats, *status;
-	struct neuron_vstat *st;
+	struct kobject *stats, *status, *other;
 	size_t i;
-	int ret;
+	int ret = 0;
 
 	stats = neuron_vsysfs_kobj(vs, "stats", core);
 	status = stats ? neuron_vsysfs_kobj(vs, "status", stats) : NULL;
-	if (!status)
+	other = status ? neuron_vsysfs_kobj(vs, "other_info", stats) : NULL;
+	if (!other)
 		return -ENOMEM;
-	for (i = 0; i < ARRAY_SIZE(neuron_vstatus); i++) {
-		if (WARN_ON(vs->n_kobj == NEURON_VSYSFS_KOBJS))
-			return -ENOMEM;
-		st = kzalloc(sizeof(*st), GFP_KERNEL);
-		if (!st)
-			return -ENOMEM;
-		st->nc = nc;
-		st->status = neuron_vstatus[i].status;
-		ret = kobject_init_and_add(&st->kobj, &neuron_vstat_ktype, status, "%s",
-					   neuron_vstatus[i].name);
-		if (ret) {
-			kobject_put(&st->kobj);
-			return ret;
-		}
-		vs->kobj[vs->n_kobj++] = &st->kobj;
-	}
-	return neuron_vsysfs_memory(vs, stats, &nc->by_usage, true);
+	for (i = 0; !ret && i < ARRAY_SIZE(neuron_vstatus); i++)
+		ret = neuron_vsysfs_counter(vs, status, neuron_vstatus[i].name,
+					    &nc->exec_status[neuron_vstatus[i].status]);
+	for (i = 0; !ret && i < ARRAY_SIZE(neuron_vother); i++)
+		ret = neuron_vsysfs_counter(vs, other, neuron_vother[i].name,
+					    (void *)nc + neuron_vother[i].offset);
+	return ret ?: neuron_vsysfs_memory(vs, stats, &nc->by_usage, true);
 }
 
 /**

@@ -284,10 +284,11 @@ TEST_F(sysfs, vendor_tree)
 	EXPECT_STREQ(path, real);
 	/*
 	 * The device: 5, and total, present and peak of 5 host memory
-	 * categories; per NC: arch_type, total and present of 4 statuses,
-	 * total, present and peak of host_mem, device_mem and 6 categories.
+	 * categories; per NC: arch_type, total and present of 4 statuses
+	 * and 3 other_info counters, total, present and peak of host_mem,
+	 * device_mem and 6 categories.
 	 */
-	EXPECT_EQ(20 + 33 * (int)self->info.nc_count,
+	EXPECT_EQ(20 + 39 * (int)self->info.nc_count,
 		  check_vtree(_metadata, dir, "/sys/class/neuron_device/neuron<N>",
 			      self->info.nc_count));
 	snprintf(path, sizeof(path), "%s/dev", dir);
@@ -505,15 +506,29 @@ static unsigned long long vstat_u64(struct __test_metadata *_metadata, unsigned 
 	return read_u64(_metadata, path);
 }
 
+/* A file of other_info/@name/ of NC @nc in the vendor's tree. */
+static unsigned long long vother_u64(struct __test_metadata *_metadata, unsigned int minor,
+				     unsigned int nc, const char *name, const char *file)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path),
+		 "/sys/class/neuron_device/neuron%u/neuron_core%u/stats/other_info/%s/%s",
+		 minor, nc, name, file);
+	return read_u64(_metadata, path);
+}
+
 /*
  * The vendor's per-core status counters: two executions that end well
- * count in success/{total,present} of their NC only; root's write clears
- * "present" and not "total"; nobody cannot write it.
+ * count in success/{total,present} of their NC only, and in
+ * other_info/inference_count; the model load in model_load_count; no
+ * reset; root's write clears "present" and not "total"; nobody cannot
+ * write it.
  */
 TEST_F(sysfs, vendor_status_counters)
 {
 	static const char *const others[] = { "exec_bad_input", "hw_error", "timeout" };
-	unsigned long long total, present, other[ARRAY_SIZE(others)], nc0;
+	unsigned long long total, present, other[ARRAY_SIZE(others)], nc0, loads, infer, resets;
 	unsigned int minor = self->node.minor, k;
 	__u32 model, bind[2], status;
 	struct neuron_mem_alloc a;
@@ -528,7 +543,11 @@ TEST_F(sysfs, vendor_status_counters)
 	bind[0] = a.handle;
 	ASSERT_EQ(0, neuron_mem_alloc(self->node.fd, NEURON_MEM_DEVICE, 4096, 1, &a));
 	bind[1] = a.handle;
+	loads = vother_u64(_metadata, minor, 1, "model_load_count", "total");
 	ASSERT_EQ(0, neuron_mm_model_load(self->node.fd, 1, &model));
+	EXPECT_EQ(loads + 1, vother_u64(_metadata, minor, 1, "model_load_count", "total"));
+	infer = vother_u64(_metadata, minor, 1, "inference_count", "total");
+	resets = vother_u64(_metadata, minor, 1, "reset_req_count", "total");
 	total = vstat_u64(_metadata, minor, 1, "success", "total");
 	present = vstat_u64(_metadata, minor, 1, "success", "present");
 	nc0 = vstat_u64(_metadata, minor, 0, "success", "total");
@@ -541,6 +560,8 @@ TEST_F(sysfs, vendor_status_counters)
 	EXPECT_EQ(total + 2, vstat_u64(_metadata, minor, 1, "success", "total"));
 	EXPECT_EQ(present + 2, vstat_u64(_metadata, minor, 1, "success", "present"));
 	EXPECT_EQ(nc0, vstat_u64(_metadata, minor, 0, "success", "total"));
+	EXPECT_EQ(infer + 2, vother_u64(_metadata, minor, 1, "inference_count", "total"));
+	EXPECT_EQ(resets, vother_u64(_metadata, minor, 1, "reset_req_count", "total"));
 	for (k = 0; k < ARRAY_SIZE(others); k++)
 		EXPECT_EQ(other[k], vstat_u64(_metadata, minor, 1, others[k], "total"))
 			TH_LOG("%s", others[k] ?: "");

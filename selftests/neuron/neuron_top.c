@@ -428,8 +428,36 @@ struct workload {
 	int go;			/* write end: closed to end the child */
 };
 
-/* Reserve @nc of @path and allocate WORK_SIZE on it in a child: 0/-errno. */
-static int workload_start(struct workload *w, const char *path, unsigned int nc)
+/*
+ * In the workload child: load the matrix model on @nc of @fd and execute
+ * it until @go (non-blocking) reads its end. Return: 0, or -errno of the
+ * setup.
+ */
+static int workload_exec(int fd, unsigned int nc, int go)
+{
+	__u32 bind[2], model, status;
+	struct neuron_mem_alloc a;
+	int k, err = 0;
+	char c;
+
+	for (k = 0; k < 2 && !err; k++) {
+		err = neuron_mem_alloc(fd, NEURON_MEM_DEVICE, 4096, nc, &a);
+		bind[k] = a.handle;
+	}
+	if (!err)
+		err = neuron_mm_model_load(fd, nc, &model);
+	if (!err && fcntl(go, F_SETFL, O_NONBLOCK))
+		err = -errno;
+	while (!err && read(go, &c, 1) < 0 && errno == EAGAIN)
+		err = nio_execute_wait(fd, model, bind, 2, 0, &status);
+	return err;
+}
+
+/*
+ * Reserve @nc of @path and allocate WORK_SIZE on it in a child; with
+ * @exec, then execute on it without a pause: 0/-errno.
+ */
+static int workload_start(struct workload *w, const char *path, unsigned int nc, bool exec)
 {
 	int ready[2], go[2], err = 0;
 	ssize_t n;
@@ -460,6 +488,8 @@ static int workload_start(struct workload *w, const char *path, unsigned int nc)
 		}
 		if (write(ready[1], &err, sizeof(err)) != sizeof(err))
 			_exit(1);
+		if (exec && !err)
+			_exit(workload_exec(fd, nc, go[0]) ? 2 : 0);
 		while (read(go[0], &c, 1) > 0)
 			;
 		_exit(0);
@@ -571,7 +601,7 @@ TEST_F(top, shows_workload_and_quits)
 			       "NEURON_CAP_RESERVE and NEURON_CAP_MEM"))
 		return;
 	ASSERT_LT(0U, self->info.nc_count);
-	ASSERT_EQ(0, workload_start(&self->work, self->node.path, nc));
+	ASSERT_EQ(0, workload_start(&self->work, self->node.path, nc, false));
 	snprintf(e.dev, sizeof(e.dev), "%u", self->node.minor);
 	snprintf(e.nc, sizeof(e.nc), "%u:%u", self->node.minor, nc);
 	snprintf(e.pid, sizeof(e.pid), "%d", self->work.pid);
@@ -597,6 +627,54 @@ TEST_F(top, shows_workload_and_quits)
 	ASSERT_EQ(0, self->run.pid) TH_LOG("still running 5 s after q");
 	ASSERT_TRUE(WIFEXITED(status));
 	ASSERT_EQ(0, WEXITSTATUS(status));
+}
+
+/* The UTIL of NeuronCore e->nc on the screen, in percent; -1 if not shown. */
+static int nc_util(const struct screen *s, const struct expect *e)
+{
+	char row[COLS + 1], *tok[4], *save;
+	int r, k, pct;
+
+	for (r = 0; r < ROWS; r++) {
+		scr_row(s, r, row);
+		/* DEV:NC STATE PID UTIL ... */
+		for (k = 0, tok[0] = strtok_r(row, " ", &save); k < 3 && tok[k]; k++)
+			tok[k + 1] = strtok_r(NULL, " ", &save);
+		if (k == 3 && tok[3] && !strcmp(tok[0], e->nc) && !strcmp(tok[2], e->pid) &&
+		    sscanf(tok[3], "%d%%", &pct) == 1)
+			return pct;
+	}
+	return -1;
+}
+
+static bool util_shown(const struct screen *s, void *arg)
+{
+	return nc_util(s, arg) > 0;
+}
+
+/*
+ * A child executes on the last NC of the device without a pause: its row
+ * shows a UTIL above 0% (the NC's busy time over the refresh interval)
+ * within a few refreshes.
+ */
+TEST_F(top, shows_utilization)
+{
+	unsigned int nc = self->info.nc_count - 1;
+	struct expect e;
+	int status = 0;
+
+	if (neuron_skip_no_cap(_metadata, &self->node, self->info.caps,
+			       NEURON_CAP_RESERVE | NEURON_CAP_MEM | NEURON_CAP_EXEC,
+			       "NEURON_CAP_RESERVE, NEURON_CAP_MEM and NEURON_CAP_EXEC"))
+		return;
+	ASSERT_EQ(0, workload_start(&self->work, self->node.path, nc, true));
+	snprintf(e.nc, sizeof(e.nc), "%u:%u", self->node.minor, nc);
+	snprintf(e.pid, sizeof(e.pid), "%d", self->work.pid);
+	ASSERT_EQ(0, top_start(&self->run, "vt100"));
+	top_read(&self->run, TOP_WAIT_MS, util_shown, &e, &status);
+	scr_log(_metadata, &self->run.scr);
+	EXPECT_LT(0, nc_util(&self->run.scr, &e)) TH_LOG("NC %s of pid %s", e.nc, e.pid);
+	EXPECT_TRUE(self->run.pid > 0) TH_LOG("the tool ended");
 }
 
 /*

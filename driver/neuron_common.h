@@ -105,4 +105,29 @@ struct neuron_mem_counter {
 	atomic64_t host;
 };
 
+/**
+ * struct neuron_mem_by_usage - memory by usage: of one file on one NC, of
+ *	an NC (every file's and the driver's), of a device
+ * @now: bytes alive, [0] host and [1] device memory, by NEURON_MEM_USAGE_*.
+ * @peak: the highest of each @now since the file was opened (of an NC or
+ *	a device: since the vendor's sysfs cleared it, neuron_vsysfs.c).
+ * @allocated: bytes allocated of each, ever (they only grow).
+ * @total: bytes alive of all usages, host and device.
+ * @total_peak: the highest of each @total.
+ * @total_allocated: bytes allocated of all usages, ever.
+ *
+ * Charged when the memory is made and returned when it is freed
+ * (neuron_mem.c); read without a lock, so the figures may be a moment
+ * apart. A peak is raised after its figure grows: a reader may see the
+ * figure above the peak for that moment.
+ */
+struct neuron_mem_by_usage {
+	atomic64_t now[2][NEURON_MEM_USAGE_COUNT];
+	atomic64_t peak[2][NEURON_MEM_USAGE_COUNT];
+	atomic64_t allocated[2][NEURON_MEM_USAGE_COUNT];
+	atomic64_t total[2];
+	atomic64_t total_peak[2];
+	atomic64_t total_allocated[2];
+};
+
 #endif /* _NEURON_COMMON_H */

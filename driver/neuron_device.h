@@ -92,6 +92,7 @@ struct neuron_device {
 	struct mutex offset_lock;	/* guards @offsets */
 	struct maple_tree offsets;
 	struct neuron_mem_counter usage;
+	struct neuron_mem_by_usage by_usage;
 	struct mutex res_lock;		/* guards @res_list */
 	struct list_head res_list;
 	struct neuron_nc nc[NEURON_MAX_NC];

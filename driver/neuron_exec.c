@@ -129,7 +129,8 @@ static const struct neuron_job_ops neuron_exec_job_ops = {
 static void neuron_exec_finish(struct neuron_exec_queue *eq,
 			       struct neuron_job *job, int err)
 {
-	u64 started = neuron_job_to_exec(job)->started;
+	struct neuron_exec_job *ej = neuron_job_to_exec(job);
+	u64 started = ej->started, now = ktime_get_ns();
 
 	/* Room in the queue before anyone learns that the job ended. */
 	spin_lock_irq(&eq->lock);
@@ -139,7 +140,7 @@ static void neuron_exec_finish(struct neuron_exec_queue *eq,
 	if (err)
 		atomic64_inc(&eq->nc->exec_errors);
 	neuron_nc_count_exec(eq->nc, neuron_exec_status(err),
-			     started ? ktime_get_ns() - started : 0);
+			     started ? now - started : 0, now - ej->submitted);
 	trace_neuron_exec_complete(eq->nc->nd->minor, eq->nc->index,
 				   job->fence.seqno, neuron_exec_status(err),
 				   started);
@@ -681,6 +682,7 @@ static struct neuron_exec_job *neuron_exec_job_new(struct neuron_file *nf,
 		return ERR_PTR(-ENOMEM);
 	}
 	ej->model = model;
+	ej->submitted = ktime_get_ns();
 	ej->timeout_ms = x->timeout_ms ?: READ_ONCE(neuron_exec_timeout_ms);
 	/* From here on the job gives back what it holds itself. */
 	neuron_job_init(&ej->job, &neuron_exec_job_ops, &eq->timeline, eq->nc, nf);

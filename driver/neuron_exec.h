@@ -64,6 +64,7 @@ struct neuron_model {
  * @started: when it was handed to the core (local_clock(), ns: cheap where
  *	the clocksource is slow to read, as HPET under emulation), 0 before
  *	(its duration in the neuron_exec_complete trace event).
+ * @submitted: when EXECUTE made it (ktime_get_ns()): its total latency.
  * @nbound: entries of @bound.
  * @bound: the memory objects bound to the slots (references).
  */
@@ -72,6 +73,7 @@ struct neuron_exec_job {
 	struct neuron_model *model;
 	u32 timeout_ms;
 	u64 started;
+	u64 submitted;
 	u32 nbound;
 	struct neuron_mem *bound[];
 };

@@ -38,6 +38,8 @@
  *	work with its key (struct neuron_udma_desc).
  * @models: handle -> struct neuron_model loaded by the file (neuron_model.c);
  *	each entry holds a reference.
+ * @by_usage: the memory alive charged to each NC by usage (what the
+ *	netlink family tells the NC's reserver, docs/netlink.md).
  */
 /* A file's notification key has 31 bits (the descriptors' word 1, dma/neuron_desc.h). */
 #define NEURON_FILE_KEY_MASK	GENMASK(30, 0)
@@ -54,6 +56,7 @@ struct neuron_file {
 	unsigned int nqueues;
 	u32 key;
 	struct xarray models;
+	struct neuron_mem_by_usage by_usage[NEURON_MAX_NC];
 };
 
 void neuron_file_put(struct neuron_file *nf);

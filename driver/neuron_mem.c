@@ -192,6 +192,45 @@ static void neuron_counter_add(struct neuron_mem_counter *c, u32 kind, s64 bytes
 	atomic64_add(bytes, kind == NEURON_MEM_DEVICE ? &c->device : &c->host);
 }
 
+/* Raise @peak to @v if it is below. */
+static void neuron_peak_raise(atomic64_t *peak, s64 v)
+{
+	s64 old = atomic64_read(peak);
+
+	while (v > old && !atomic64_try_cmpxchg(peak, &old, v))
+		;
+}
+
+/* @bytes (< 0: returned) of @mem's kind and usage in @u. */
+static void neuron_by_usage_add(struct neuron_mem_by_usage *u,
+				const struct neuron_mem *mem, s64 bytes)
+{
+	u32 k = mem->kind == NEURON_MEM_DEVICE;
+
+	neuron_peak_raise(&u->peak[k][mem->usage],
+			  atomic64_add_return(bytes, &u->now[k][mem->usage]));
+	neuron_peak_raise(&u->total_peak[k],
+			  atomic64_add_return(bytes, &u->total[k]));
+	if (bytes > 0) {
+		atomic64_add(bytes, &u->allocated[k][mem->usage]);
+		atomic64_add(bytes, &u->total_allocated[k]);
+	}
+}
+
+/*
+ * @mem's bytes (@sign 1) or their return (-1) in the figures by usage of
+ * its device, its NC and its owner on that NC.
+ */
+static void neuron_mem_by_usage_add(struct neuron_mem *mem, s64 sign)
+{
+	s64 bytes = sign * (s64)mem->size;
+
+	neuron_by_usage_add(&mem->nd->by_usage, mem, bytes);
+	neuron_by_usage_add(&mem->nd->nc[mem->nc].by_usage, mem, bytes);
+	if (mem->owner)
+		neuron_by_usage_add(&mem->owner->by_usage[mem->nc], mem, bytes);
+}
+
 void neuron_device_mem_init(struct neuron_device *nd)
 {
 	mutex_init(&nd->dram_lock);
@@ -403,6 +442,7 @@ static void neuron_mem_release(struct kref *ref)
 	neuron_mmap_offset_free(nd, mem);
 	neuron_counter_add(&nd->usage, mem->kind, -mem->size);
 	neuron_counter_add(&nd->nc[mem->nc].usage, mem->kind, -mem->size);
+	neuron_mem_by_usage_add(mem, -1);
 	if (mem->owner) {
 		neuron_counter_add(&mem->owner->usage, mem->kind, -mem->size);
 		neuron_file_put(mem->owner);
@@ -449,7 +489,8 @@ struct neuron_mem *neuron_mem_lookup(struct neuron_file *nf, u32 handle)
 VISIBLE_IF_KUNIT int neuron_mem_check(const struct neuron_mem_alloc *a,
 				      const struct ndhal_arch *arch)
 {
-	if (a->flags || a->pad || a->reserved[0] || a->reserved[1])
+	if (a->flags || a->usage >= NEURON_MEM_USAGE_COUNT ||
+	    a->reserved[0] || a->reserved[1])
 		return -EINVAL;
 	if (!a->size || a->size > NEURON_MEM_MAX_SIZE || a->nc >= arch->nc_count)
 		return -EINVAL;
@@ -495,6 +536,8 @@ void neuron_file_handle_put(struct neuron_file *nf)
  * @owner: the file whose limits the memory is charged to until it is
  *	freed (the object takes a reference), or NULL (the driver's own).
  * @kind: NEURON_MEM_HOST or NEURON_MEM_DEVICE.
+ * @usage: NEURON_MEM_USAGE_* (below NEURON_MEM_USAGE_COUNT), counted in
+ *	@owner's figures by usage.
  * @nci: the NeuronCore it is charged to, checked by the caller.
  * @channel: DRAM channel or NEURON_MEM_CHANNEL_ANY (device memory).
  * @align: alignment of device memory (0: a page).
@@ -506,8 +549,8 @@ void neuron_file_handle_put(struct neuron_file *nf)
  * limit, -ENOMEM, the backend's).
  */
 struct neuron_mem *neuron_mem_new(struct neuron_device *nd,
-				  struct neuron_file *owner, u32 kind, u32 nci,
-				  u32 channel, u64 align, u64 size)
+				  struct neuron_file *owner, u32 kind, u32 usage,
+				  u32 nci, u32 channel, u64 align, u64 size)
 {
 	struct neuron_mem *mem;
 	int ret;
@@ -516,6 +559,7 @@ struct neuron_mem *neuron_mem_new(struct neuron_device *nd,
 	if (!mem)
 		return ERR_PTR(-ENOMEM);
 	mem->kind = kind;
+	mem->usage = array_index_nospec(usage, NEURON_MEM_USAGE_COUNT);
 	mem->nc = array_index_nospec(nci, nd->hal->arch->nc_count);
 	mem->size = PAGE_ALIGN(size);
 	mem->npages = mem->size >> PAGE_SHIFT;
@@ -536,6 +580,7 @@ struct neuron_mem *neuron_mem_new(struct neuron_device *nd,
 	get_device(&nd->dev);
 	neuron_counter_add(&nd->usage, mem->kind, mem->size);
 	neuron_counter_add(&nd->nc[mem->nc].usage, mem->kind, mem->size);
+	neuron_mem_by_usage_add(mem, 1);
 	return mem;
 
 err_uncharge:
@@ -574,7 +619,8 @@ int neuron_ioctl_mem_alloc(struct neuron_file *nf, void *arg)
 	ret = neuron_file_handle_get(nf);
 	if (ret)
 		goto out;
-	mem = neuron_mem_new(nd, nf, a->kind, a->nc, a->channel, a->align, a->size);
+	mem = neuron_mem_new(nd, nf, a->kind, a->usage, a->nc, a->channel,
+			     a->align, a->size);
 	if (IS_ERR(mem)) {
 		ret = PTR_ERR(mem);
 		goto err_handle;

@@ -20,6 +20,7 @@
  * @kind: NEURON_MEM_HOST or NEURON_MEM_DEVICE.
  * @nc: NeuronCore the memory is charged to.
  * @channel: DRAM channel of device memory.
+ * @usage: NEURON_MEM_USAGE_*, what the owner said it is for.
  * @size: bytes, a multiple of PAGE_SIZE.
  * @dev_addr: device memory: its address on the device.
  * @dma: host memory: the device address of each page (ndhal_ops.dma_map),
@@ -45,6 +46,7 @@ struct neuron_mem {
 	u32 kind;
 	u32 nc;
 	u32 channel;
+	u32 usage;
 	u64 size;
 	u64 dev_addr;
 	u64 *dma;
@@ -62,8 +64,8 @@ void neuron_device_mem_init(struct neuron_device *nd);
 void neuron_device_mem_fini(struct neuron_device *nd);
 struct neuron_mem *neuron_mem_lookup(struct neuron_file *nf, u32 handle);
 struct neuron_mem *neuron_mem_new(struct neuron_device *nd,
-				  struct neuron_file *owner, u32 kind, u32 nci,
-				  u32 channel, u64 align, u64 size);
+				  struct neuron_file *owner, u32 kind, u32 usage,
+				  u32 nci, u32 channel, u64 align, u64 size);
 int neuron_file_handle_get(struct neuron_file *nf);
 void neuron_file_handle_put(struct neuron_file *nf);
 void neuron_dram_channel_usage(struct neuron_device *nd, u64 *used, u32 n);

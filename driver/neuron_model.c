@@ -409,13 +409,15 @@ static int neuron_model_place(struct neuron_file *nf, struct neuron_model_load *
 	if (!neuron_dev_enter(nd, &idx))
 		return -ENODEV;
 	/* Charged to the file until freed, after the last execution too. */
-	model->mem = neuron_mem_new(nd, nf, NEURON_MEM_DEVICE, l->nc,
+	model->mem = neuron_mem_new(nd, nf, NEURON_MEM_DEVICE,
+				    NEURON_MEM_USAGE_MODEL_CODE, l->nc,
 				    NEURON_MEM_CHANNEL_ANY, 0, total);
 	if (IS_ERR(model->mem)) {
 		ret = PTR_ERR(model->mem);
 		model->mem = NULL;
 	} else {
-		st = neuron_mem_new(nd, NULL, NEURON_MEM_HOST, l->nc, 0, 0,
+		st = neuron_mem_new(nd, NULL, NEURON_MEM_HOST,
+				    NEURON_MEM_USAGE_UNCATEGORIZED, l->nc, 0, 0,
 				    min_t(u64, model->scratch_off,
 					  NEURON_MODEL_STAGE_BYTES));
 		if (IS_ERR(st)) {
@@ -531,6 +533,7 @@ int neuron_ioctl_model_load(struct neuron_file *nf, void *arg)
 		goto err_model;
 	}
 	l->handle = handle;
+	atomic64_inc(&nd->nc[model->nc].model_loads);
 	goto out;
 
 err_model:

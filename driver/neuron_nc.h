@@ -52,10 +52,12 @@
  *	when a semaphore or event, the owner, a job or a notification queue
  *	of the NC changes, and by removal.
  * @usage: memory alive that is charged to this NC.
+ * @by_usage: the same by usage, with peaks (the vendor's sysfs).
  * @jobs: DMA jobs submitted to this NC.
  * @jobs_failed: DMA jobs that completed with an error.
  * @resets: resets of this NC (DMA errors and hangs, execution timeouts).
  * @models: models loaded for this NC (handles alive).
+ * @model_loads: MODEL_LOAD calls that loaded a model for this NC.
  * @executions: executions that ended (however they ended).
  * @exec_errors: executions that did not end NEURON_EXEC_OK.
  * @busy_ns: time the NC's core spent executing.
@@ -63,6 +65,8 @@
  * @exec_latency: executions that ran on the core, by their time on it:
  *	bucket i counts those of 2^i to 2^(i+1) - 1 ns (bucket 0 from 0 ns,
  *	the last one with no end).
+ * @exec_total_latency: executions that ended, by their time from their
+ *	submission to their end (the buckets of @exec_latency).
  */
 struct neuron_nc {
 	struct neuron_device *nd;
@@ -78,27 +82,37 @@ struct neuron_nc {
 	atomic_t event_gen;
 	wait_queue_head_t event_wait;
 	struct neuron_mem_counter usage;
+	struct neuron_mem_by_usage by_usage;
 	atomic64_t jobs;
 	atomic64_t jobs_failed;
 	atomic64_t resets;
 	atomic_t models;
+	atomic64_t model_loads;
 	atomic64_t executions;
 	atomic64_t exec_errors;
 	atomic64_t busy_ns;
 	atomic64_t exec_status[NEURON_NC_EXEC_STATUSES];
 	atomic64_t exec_latency[NEURON_NC_LATENCY_BUCKETS];
+	atomic64_t exec_total_latency[NEURON_NC_LATENCY_BUCKETS];
 };
+
+/* The latency bucket of @ns (0 ns in bucket 0). */
+static inline u32 neuron_nc_latency_bucket(u64 ns)
+{
+	return ns ? min_t(u32, ilog2(ns), NEURON_NC_LATENCY_BUCKETS - 1) : 0;
+}
 
 /*
  * An execution on @nc ended with NEURON_EXEC_* @status after @ns on the
- * core (0 when it never ran).
+ * core (0 when it never ran) and @total_ns after its submission.
  */
-static inline void neuron_nc_count_exec(struct neuron_nc *nc, u32 status, u64 ns)
+static inline void neuron_nc_count_exec(struct neuron_nc *nc, u32 status,
+					u64 ns, u64 total_ns)
 {
 	atomic64_inc(&nc->exec_status[min_t(u32, status, NEURON_NC_EXEC_STATUSES - 1)]);
 	if (ns)
-		atomic64_inc(&nc->exec_latency[min_t(u32, ilog2(ns),
-						     NEURON_NC_LATENCY_BUCKETS - 1)]);
+		atomic64_inc(&nc->exec_latency[neuron_nc_latency_bucket(ns)]);
+	atomic64_inc(&nc->exec_total_latency[neuron_nc_latency_bucket(total_ns)]);
 }
 
 int neuron_nc_enter(struct neuron_file *nf, u64 mask, u64 mine);

@@ -35,6 +35,7 @@
 #include "neuron_common.h"
 #include "neuron_nc.h"
 #include "neuron_device.h"
+#include "neuron_file.h"
 #include "neuron_mem.h"
 #include "ndhal/ndhal.h"
 
@@ -99,8 +100,25 @@ static const struct nla_policy neuron_nl_policy[NEURON_A_MAX + 1] = {
 	[NEURON_A_NC_EXEC_DEVICE_ERROR] = { .type = NLA_U64 },
 	[NEURON_A_NC_EXEC_TIMEOUT] = { .type = NLA_U64 },
 	[NEURON_A_NC_EXEC_CANCELLED] = { .type = NLA_U64 },
-	/* An answer's histogram: never in a request. */
+	/* An answer's histograms and tables by usage: never in a request. */
 	[NEURON_A_NC_EXEC_LATENCY] = { .type = NLA_REJECT },
+	[NEURON_A_NC_MEM_DEVICE_BY_USAGE] = { .type = NLA_REJECT },
+	[NEURON_A_NC_MEM_DEVICE_PEAK_BY_USAGE] = { .type = NLA_REJECT },
+	[NEURON_A_NC_MEM_HOST_BY_USAGE] = { .type = NLA_REJECT },
+	[NEURON_A_NC_MEM_HOST_PEAK_BY_USAGE] = { .type = NLA_REJECT },
+	[NEURON_A_NC_MEM_DEVICE_PEAK] = { .type = NLA_U64 },
+	[NEURON_A_NC_MEM_HOST_PEAK] = { .type = NLA_U64 },
+	[NEURON_A_NC_EXEC_TOTAL_LATENCY] = { .type = NLA_REJECT },
+};
+
+/*
+ * A snapshot of the reserver's memory on one NC by usage (struct
+ * neuron_mem_by_usage), [0] host and [1] device as there.
+ */
+struct neuron_nl_mem_usage {
+	u64 now[2][NEURON_MEM_USAGE_COUNT];
+	u64 peak[2][NEURON_MEM_USAGE_COUNT];
+	u64 total_peak[2];
 };
 
 /* NEURON_A_NC_EXEC_OK.. in the order of the NEURON_EXEC_* statuses. */
@@ -253,26 +271,77 @@ static int neuron_nl_dev_dumpit(struct sk_buff *skb, struct netlink_callback *cb
 
 /* ---- NC_GET ---- */
 
-/* The executions of @nc by status and its latency histogram. */
+/*
+ * A nest @type of @n u64: type i + 1 is @v[i] (or @a[i] when @v is NULL);
+ * the padding inside is type 0.
+ */
+static int neuron_nl_put_u64_table(struct sk_buff *skb, int type,
+				   const u64 *v, const atomic64_t *a, u32 n)
+{
+	struct nlattr *nest = nla_nest_start(skb, type);
+	u32 i;
+
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < n; i++)
+		if (nla_put_u64_64bit(skb, i + 1, v ? v[i] : atomic64_read(&a[i]), 0)) {
+			nla_nest_cancel(skb, nest);
+			return -EMSGSIZE;
+		}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/* The executions of @nc by status and its latency histograms. */
 static int neuron_nl_put_exec_stats(struct sk_buff *skb, struct neuron_nc *nc)
 {
-	struct nlattr *hist;
 	u32 i;
 
 	for (i = 0; i < NEURON_NC_EXEC_STATUSES; i++)
 		if (nla_put_u64_64bit(skb, neuron_nl_exec_status_attr[i],
 				      atomic64_read(&nc->exec_status[i]), NEURON_A_PAD))
 			return -EMSGSIZE;
-	hist = nla_nest_start(skb, NEURON_A_NC_EXEC_LATENCY);
-	if (!hist)
+	if (neuron_nl_put_u64_table(skb, NEURON_A_NC_EXEC_LATENCY, NULL,
+				    nc->exec_latency, NEURON_NC_LATENCY_BUCKETS) ||
+	    neuron_nl_put_u64_table(skb, NEURON_A_NC_EXEC_TOTAL_LATENCY, NULL,
+				    nc->exec_total_latency, NEURON_NC_LATENCY_BUCKETS))
 		return -EMSGSIZE;
-	/* Type i + 1 is bucket i; the padding inside is type 0. */
-	for (i = 0; i < NEURON_NC_LATENCY_BUCKETS; i++)
-		if (nla_put_u64_64bit(skb, i + 1, atomic64_read(&nc->exec_latency[i]), 0)) {
-			nla_nest_cancel(skb, hist);
-			return -EMSGSIZE;
+	return 0;
+}
+
+/* Snapshot @nf's memory on NC @nci by usage into @m. */
+static void neuron_nl_mem_usage_read(struct neuron_nl_mem_usage *m,
+				     struct neuron_file *nf, u32 nci)
+{
+	const struct neuron_mem_by_usage *u = &nf->by_usage[nci];
+	u32 k, i;
+
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < NEURON_MEM_USAGE_COUNT; i++) {
+			m->now[k][i] = atomic64_read(&u->now[k][i]);
+			m->peak[k][i] = atomic64_read(&u->peak[k][i]);
 		}
-	nla_nest_end(skb, hist);
+		m->total_peak[k] = atomic64_read(&u->total_peak[k]);
+	}
+}
+
+/* The reserver's memory on the NC by usage (a snapshot). */
+static int neuron_nl_put_mem_usage(struct sk_buff *skb,
+				   const struct neuron_nl_mem_usage *m)
+{
+	if (neuron_nl_put_u64_table(skb, NEURON_A_NC_MEM_DEVICE_BY_USAGE,
+				    m->now[1], NULL, NEURON_MEM_USAGE_COUNT) ||
+	    neuron_nl_put_u64_table(skb, NEURON_A_NC_MEM_DEVICE_PEAK_BY_USAGE,
+				    m->peak[1], NULL, NEURON_MEM_USAGE_COUNT) ||
+	    neuron_nl_put_u64_table(skb, NEURON_A_NC_MEM_HOST_BY_USAGE,
+				    m->now[0], NULL, NEURON_MEM_USAGE_COUNT) ||
+	    neuron_nl_put_u64_table(skb, NEURON_A_NC_MEM_HOST_PEAK_BY_USAGE,
+				    m->peak[0], NULL, NEURON_MEM_USAGE_COUNT) ||
+	    nla_put_u64_64bit(skb, NEURON_A_NC_MEM_DEVICE_PEAK, m->total_peak[1],
+			      NEURON_A_PAD) ||
+	    nla_put_u64_64bit(skb, NEURON_A_NC_MEM_HOST_PEAK, m->total_peak[0],
+			      NEURON_A_PAD))
+		return -EMSGSIZE;
 	return 0;
 }
 
@@ -280,7 +349,8 @@ static int neuron_nl_put_exec_stats(struct sk_buff *skb, struct neuron_nc *nc)
 static int neuron_nl_fill_nc(struct sk_buff *skb, struct neuron_device *nd,
 			     struct neuron_nc *nc, u32 portid, u32 seq, int flags)
 {
-	bool visible;
+	struct neuron_nl_mem_usage mem;
+	bool visible, mine = false;
 	pid_t pid = 0;
 	void *hdr;
 	u32 state;
@@ -289,8 +359,12 @@ static int neuron_nl_fill_nc(struct sk_buff *skb, struct neuron_device *nd,
 	state = neuron_nc_state_locked(nc);
 	/* The reserver's, or CAP_SYS_ADMIN (of a free NC: only that). */
 	visible = nc->owner ? neuron_nc_owner_visible_locked(nc) : capable(CAP_SYS_ADMIN);
-	if (nc->owner && visible)
+	if (nc->owner && visible) {
 		pid = neuron_nc_owner_pid_locked(nc);
+		/* The owner's structure lives while it is the owner. */
+		neuron_nl_mem_usage_read(&mem, nc->owner, nc->index);
+		mine = true;
+	}
 	mutex_unlock(&nc->lock);
 
 	hdr = genlmsg_put(skb, portid, seq, &neuron_nl_family, flags,
@@ -318,7 +392,8 @@ static int neuron_nl_fill_nc(struct sk_buff *skb, struct neuron_device *nd,
 			      atomic64_read(&nc->usage.device), NEURON_A_PAD) ||
 	    nla_put_u64_64bit(skb, NEURON_A_NC_MEM_HOST,
 			      atomic64_read(&nc->usage.host), NEURON_A_PAD) ||
-	    (visible && neuron_nl_put_exec_stats(skb, nc))) {
+	    (visible && neuron_nl_put_exec_stats(skb, nc)) ||
+	    (mine && neuron_nl_put_mem_usage(skb, &mem))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}

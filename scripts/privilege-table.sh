@@ -8,8 +8,9 @@
 #      matches a prefix, and must match at least one), a "KUnit: case"
 #      (KUNIT_CASE in driver/tests/*.c), a scripts/tests/NAME;
 #   2. every kselftest that runs a part as another uid or without
-#      capabilities (neuron_drop_privileges*(), the helpers become() and
-#      run_child(), setresuid(), TOOL_NOBODY) is named in the document:
+#      capabilities (neuron_drop_privileges*(), the helpers become(),
+#      run_child() and nc_get_as_nobody(), setresuid(), TOOL_NOBODY) is
+#      named in the document:
 #      a test from the wrong side of a rule has its row; so is every test
 #      of the unprivileged suite, selftests/neuron/neuron_unpriv.c;
 #   3. every row of a table (a line "| ... |" that is not a header or a
@@ -83,7 +84,7 @@ unpriv=$(awk '
 		next
 	}
 	/^(TEST\(|TEST_HARNESS_MAIN|FIXTURE)/ { if (name != "" && hit) print name; name = ""; hit = 0 }
-	name != "" && /neuron_drop_privileges|[^a-z_]become\(|[^a-z_]run_child\(|setresuid|TOOL_NOBODY/ { hit = 1 }
+	name != "" && /neuron_drop_privileges|[^a-z_]become\(|[^a-z_]run_child\(|[^a-z_]nc_get_as_nobody\(|setresuid|TOOL_NOBODY/ { hit = 1 }
 	END { if (name != "" && hit) print name }
 ' "${sources[@]}" | sort -u)
 m=0

@@ -841,9 +841,10 @@ struct nc_prev {
 
 /* An NC's executions by status and latency histogram at a baseline. */
 struct exec_prev {
-	bool valid;
+	bool valid, total_valid;
 	uint64_t status[NT_EXEC_STATUSES];
 	uint64_t latency[NT_LATENCY_BUCKETS];
+	uint64_t total_latency[NT_LATENCY_BUCKETS];
 };
 
 struct proc_prev {
@@ -1036,10 +1037,40 @@ static void report_nc_counters(const struct nt_snapshot *s, struct proc_prev *pp
 	printf("}");
 }
 
+/*
+ * The vendor's breakdown keys and the NEURON_MEM_USAGE_* each reports
+ * (docs/compat.md): host memory of the process, device memory per NC.
+ */
+static const struct mem_key {
+	const char *key;
+	unsigned int usage;
+} host_keys[] = {
+	{ "application_memory", NEURON_MEM_USAGE_APPLICATION },
+	{ "constants", NEURON_MEM_USAGE_CONSTANTS },
+	{ "dma_buffers", NEURON_MEM_USAGE_DMA_BUFFERS },
+	{ "tensors", NEURON_MEM_USAGE_TENSORS },
+}, nc_keys[] = {
+	{ "constants", NEURON_MEM_USAGE_CONSTANTS },
+	{ "model_code", NEURON_MEM_USAGE_MODEL_CODE },
+	{ "model_shared_scratchpad", NEURON_MEM_USAGE_SCRATCHPAD },
+	{ "runtime_memory", NEURON_MEM_USAGE_RUNTIME },
+	{ "tensors", NEURON_MEM_USAGE_TENSORS },
+};
+
+/* "key":bytes for each of @keys from @by (NULL: 0, the driver did not say). */
+static void json_mem_keys(const struct mem_key *keys, unsigned int n, const uint64_t *by)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		printf("%s\"%s\":%llu", i ? "," : "", keys[i].key,
+		       by ? (unsigned long long)by[keys[i].usage] : 0ULL);
+}
+
 static void report_memory_used(const struct nt_snapshot *s, uint32_t pid)
 {
-	uint64_t host = 0, device = 0;
-	unsigned int i, j, n = 0;
+	uint64_t host = 0, device = 0, host_by[NT_MEM_USAGES] = { 0 };
+	unsigned int i, j, k, n = 0;
 
 	for (i = 0; i < s->n_devs; i++)
 		for (j = 0; j < s->devs[i].n_ncs; j++) {
@@ -1049,26 +1080,29 @@ static void report_memory_used(const struct nt_snapshot *s, uint32_t pid)
 				continue;
 			host += nc->mem_host;
 			device += nc->mem_device;
+			if (nc->have & NT_NC_MEM_USAGE)
+				for (k = 0; k < NT_MEM_USAGES; k++)
+					host_by[k] += nc->mem_host_usage[k];
 		}
-	static const char *const host_kinds[] = {
-		"application_memory", "constants", "dma_buffers", "tensors",
-	};
-	static const char *const nc_kinds[] = {
-		"constants", "model_code", "model_shared_scratchpad", "runtime_memory", "tensors",
-	};
-
 	printf(",\"neuron_runtime_used_bytes\":{\"host\":%llu,\"neuron_device\":%llu",
 	       (unsigned long long)host, (unsigned long long)device);
-	/* The driver does not tell memory by kind: the breakdown is zero. */
+	/*
+	 * By what MEM_ALLOC said the memory is for (NEURON_A_NC_MEM_*_BY_USAGE):
+	 * the host's summed over the process's NCs, the device's per NC; 0
+	 * from a kernel that does not tell.
+	 */
 	printf(",\"usage_breakdown\":{\"host\":{");
-	json_keys(host_kinds, ARRAY_SIZE(host_kinds), "0", true);
+	json_mem_keys(host_keys, ARRAY_SIZE(host_keys), host_by);
 	printf("},\"neuroncore_memory_usage\":{");
 	for (i = 0; i < s->n_devs; i++)
 		for (j = 0; j < s->devs[i].n_ncs; j++) {
-			if (!owns(&s->devs[i].ncs[j], pid))
+			const struct nt_nc *nc = &s->devs[i].ncs[j];
+
+			if (!owns(nc, pid))
 				continue;
 			printf("%s\"%u\":{", n++ ? "," : "", global_nc(s, i, j));
-			json_keys(nc_kinds, ARRAY_SIZE(nc_kinds), "0", true);
+			json_mem_keys(nc_keys, ARRAY_SIZE(nc_keys),
+				      nc->have & NT_NC_MEM_USAGE ? nc->mem_dev_usage : NULL);
 			printf("}");
 		}
 	printf("}}},\"loaded_models\":[]");
@@ -1102,8 +1136,10 @@ static void report_rt_vcpu(struct vstate *v, struct proc_prev *pp, double period
 static void exec_detail_set(struct exec_prev *e, const struct nt_nc *nc)
 {
 	e->valid = (nc->have & NT_NC_EXEC_STATUS) && (nc->have & NT_NC_EXEC_LATENCY);
+	e->total_valid = nc->have & NT_NC_EXEC_TOTAL_LATENCY;
 	memcpy(e->status, nc->exec_status, sizeof(e->status));
 	memcpy(e->latency, nc->exec_latency, sizeof(e->latency));
+	memcpy(e->total_latency, nc->exec_total_latency, sizeof(e->total_latency));
 }
 
 /*
@@ -1155,7 +1191,8 @@ static void report_exec_stats(const struct nt_snapshot *s, struct proc_prev *pp)
 {
 	static const char *const zero_kinds[] = { "numerical", "model", "runtime" };
 	uint64_t execs = 0, errs = 0, st[NT_EXEC_STATUSES] = { 0 }, lat[NT_LATENCY_BUCKETS] = { 0 };
-	bool detail = true;
+	uint64_t tot[NT_LATENCY_BUCKETS] = { 0 };
+	bool detail = true, total = true;
 	unsigned int i, j, k;
 
 	for (i = 0; i < s->n_devs; i++)
@@ -1180,6 +1217,12 @@ static void report_exec_stats(const struct nt_snapshot *s, struct proc_prev *pp)
 			} else if (pp->exec_nc[g].valid) {
 				detail = false;
 			}
+			if (e->total_valid && (nc->have & NT_NC_EXEC_TOTAL_LATENCY)) {
+				for (k = 0; k < NT_LATENCY_BUCKETS; k++)
+					tot[k] += nc->exec_total_latency[k] - e->total_latency[k];
+			} else if (pp->exec_nc[g].valid) {
+				total = false;
+			}
 			pp->exec_nc[g] = (struct nc_prev){ true, nc->busy_ns, nc->executions,
 							   nc->exec_errors };
 			exec_detail_set(e, nc);
@@ -1196,6 +1239,9 @@ static void report_exec_stats(const struct nt_snapshot *s, struct proc_prev *pp)
 		st[NT_EXEC_OK] = execs - errs;
 		st[NT_EXEC_DEVICE_ERROR] = errs;
 	}
+	/* A kernel without the submission-to-end histogram: no total latency. */
+	if (!total)
+		memset(tot, 0, sizeof(tot));
 	/*
 	 * The kinds (docs/compat.md): a bad input is generic, a cancelled
 	 * execution transient (it runs when submitted again), a device error
@@ -1214,8 +1260,10 @@ static void report_exec_stats(const struct nt_snapshot *s, struct proc_prev *pp)
 	       (unsigned long long)st[NT_EXEC_TIMEOUT]);
 	printf(",\"incorrect_input\":%llu,\"failed_to_queue\":0}",
 	       (unsigned long long)st[NT_EXEC_BAD_INPUT]);
-	/* Only the time on the core is known: no total latency. */
-	printf(",\"latency_stats\":{\"total_latency\":null,\"device_latency\":");
+	/* From submission to end, and the time on the core. */
+	printf(",\"latency_stats\":{\"total_latency\":");
+	print_latency(tot);
+	printf(",\"device_latency\":");
 	print_latency(lat);
 	printf("}");
 }
@@ -1589,7 +1637,8 @@ static const struct cj *prom_group(const struct cj *report, const char *name)
 }
 
 enum prom_rt_fam {
-	P_UTIL, P_RT_VCPU, P_RT_MEM, P_EXEC_ERR, P_EXEC_STATUS, P_LATENCY, N_PROM_RT,
+	P_UTIL, P_RT_VCPU, P_RT_MEM, P_NC_MEM, P_EXEC_ERR = P_NC_MEM + ARRAY_SIZE(nc_keys),
+	P_EXEC_STATUS, P_LATENCY, N_PROM_RT,
 };
 
 /* The families of the runtimes' groups: each over every runtime in turn. */
@@ -1602,6 +1651,17 @@ static void prom_runtimes(const struct cj *doc, const struct cj *inst)
 				"Runtime vCPU utilization ratio"),
 		[P_RT_MEM] = PROM_FAM("neuron_runtime_memory_used_bytes", "gauge",
 			       "Runtime memory used bytes"),
+		/* One per key of neuroncore_memory_usage, in nc_keys' order. */
+		[P_NC_MEM] = PROM_FAM("neuroncore_memory_usage_constants", "gauge",
+			       "NeuronCore memory used for constants, bytes"),
+		[P_NC_MEM + 1] = PROM_FAM("neuroncore_memory_usage_model_code", "gauge",
+				   "NeuronCore memory used for model code, bytes"),
+		[P_NC_MEM + 2] = PROM_FAM("neuroncore_memory_usage_model_shared_scratchpad",
+				   "gauge", "NeuronCore memory used for shared scratchpad, bytes"),
+		[P_NC_MEM + 3] = PROM_FAM("neuroncore_memory_usage_runtime_memory", "gauge",
+				   "NeuronCore memory used by the runtime, bytes"),
+		[P_NC_MEM + 4] = PROM_FAM("neuroncore_memory_usage_tensors", "gauge",
+				   "NeuronCore memory used for tensors, bytes"),
 		[P_EXEC_ERR] = PROM_FAM("execution_errors_total", "counter",
 					"Execution errors total"),
 		[P_EXEC_STATUS] = PROM_FAM("execution_status_total", "counter",
@@ -1644,6 +1704,16 @@ static void prom_runtimes(const struct cj *doc, const struct cj *inst)
 				for (k = 0; g && k < ARRAY_SIZE(mem); k++) {
 					prom_start(&fams[f], inst, t);
 					prom_end("memory_location", mem[k], cj_num(g, mem[k]));
+				}
+				break;
+			case P_NC_MEM ... P_NC_MEM + ARRAY_SIZE(nc_keys) - 1:
+				g = cj_get(cj_get(cj_get(prom_group(rep, "memory_used"),
+							 "neuron_runtime_used_bytes"),
+						  "usage_breakdown"), "neuroncore_memory_usage");
+				for (e = g ? g->child : NULL; e; e = e->next) {
+					prom_start(&fams[f], inst, t);
+					prom_end("neuroncore", e->key,
+						 cj_num(e, nc_keys[f - P_NC_MEM].key));
 				}
 				break;
 			case P_EXEC_ERR:

@@ -34,6 +34,7 @@
 #define TOP_EXIT_NO_TTY	3
 #define LINE_LEN	256
 #define REFRESH_MS	1000
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static const char *prog = "neuron-top";
 
@@ -281,6 +282,7 @@ static void collect_procs(struct top *t)
 #define DEV_FMT		"%-4s %-4s %-8s %-13s %3s %5s %8s %8s %8s"
 #define PROC_FMT	"%-7s %-15s %-24s %5s %8s %8s"
 #define NC_FMT		"%-7s %-9s %-7s %5s %9s %6s %6s %8s %8s"
+#define USAGE_FMT	"%-7s %-7s %8s %8s %8s %8s %8s %8s %8s"
 
 static void build_device_lines(struct top *t)
 {
@@ -358,6 +360,54 @@ static void nc_line(struct top *t, const struct nt_nc *nc, double util)
 		 size_str(nc->have & NT_NC_MEM_HOST, nc->mem_host, host, sizeof(host)));
 }
 
+/*
+ * The memory of the reserved NCs the caller may see, by what the
+ * reserver said it is for (NEURON_A_NC_MEM_*_BY_USAGE): device memory of
+ * each usage of neuron-monitor's breakdown, the rest of it (OTHER), and
+ * the host memory.
+ */
+static void build_usage_lines(struct top *t)
+{
+	static const unsigned int cols[] = {
+		NEURON_MEM_USAGE_TENSORS, NEURON_MEM_USAGE_CONSTANTS,
+		NEURON_MEM_USAGE_MODEL_CODE, NEURON_MEM_USAGE_SCRATCHPAD,
+		NEURON_MEM_USAGE_RUNTIME,
+	};
+	const struct nt_snapshot *s = &t->snap;
+	unsigned int i, j, k, n = 0;
+
+	line_add(t, 1, USAGE_FMT, "DEV:NC", "PID", "TENSORS", "CONSTS", "CODE", "SCRATCH",
+		 "RUNTIME", "OTHER", "HOST");
+	for (i = 0; i < s->n_devs; i++) {
+		for (j = 0; j < s->devs[i].n_ncs; j++) {
+			const struct nt_nc *nc = &s->devs[i].ncs[j];
+			char name[16], pid[16], v[ARRAY_SIZE(cols) + 2][16];
+			uint64_t other = 0, host = 0;
+
+			if (!(nc->have & NT_NC_MEM_USAGE))
+				continue;
+			for (k = 0; k < NT_MEM_USAGES; k++) {
+				other += nc->mem_dev_usage[k];
+				host += nc->mem_host_usage[k];
+			}
+			for (k = 0; k < ARRAY_SIZE(cols); k++) {
+				other -= nc->mem_dev_usage[cols[k]];
+				size_str(true, nc->mem_dev_usage[cols[k]], v[k], sizeof(v[k]));
+			}
+			size_str(true, other, v[k], sizeof(v[k]));
+			size_str(true, host, v[k + 1], sizeof(v[k + 1]));
+			snprintf(name, sizeof(name), "%u:%u", nc->dev, nc->index);
+			u64_str(nc->have & NT_NC_OWNER_PID && nc->owner_pid, nc->owner_pid, pid,
+				sizeof(pid));
+			line_add(t, 0, USAGE_FMT, name, pid, v[0], v[1], v[2], v[3], v[4], v[5],
+				 v[6]);
+			n++;
+		}
+	}
+	if (!n)
+		line_add(t, 0, "no NeuronCore reserved that you may see");
+}
+
 /* Whether @nc is held: an owner shown, or a state other than free. */
 static bool nc_held(const struct nt_nc *nc)
 {
@@ -407,6 +457,8 @@ static int sample(struct top *t)
 	build_device_lines(t);
 	line_add(t, 0, " ");
 	build_proc_lines(t);
+	line_add(t, 0, " ");
+	build_usage_lines(t);
 	line_add(t, 0, " ");
 	build_nc_lines(t);
 	return 0;

@@ -53,6 +53,13 @@ static struct nla_policy nt_policy[NEURON_A_MAX + 1] = {
 	[NEURON_A_NC_EXEC_TIMEOUT] = { .type = NLA_U64 },
 	[NEURON_A_NC_EXEC_CANCELLED] = { .type = NLA_U64 },
 	[NEURON_A_NC_EXEC_LATENCY] = { .type = NLA_NESTED },
+	[NEURON_A_NC_MEM_DEVICE_BY_USAGE] = { .type = NLA_NESTED },
+	[NEURON_A_NC_MEM_DEVICE_PEAK_BY_USAGE] = { .type = NLA_NESTED },
+	[NEURON_A_NC_MEM_HOST_BY_USAGE] = { .type = NLA_NESTED },
+	[NEURON_A_NC_MEM_HOST_PEAK_BY_USAGE] = { .type = NLA_NESTED },
+	[NEURON_A_NC_MEM_DEVICE_PEAK] = { .type = NLA_U64 },
+	[NEURON_A_NC_MEM_HOST_PEAK] = { .type = NLA_U64 },
+	[NEURON_A_NC_EXEC_TOTAL_LATENCY] = { .type = NLA_NESTED },
 };
 
 struct nla_policy *nt_neuron_policy(void)
@@ -241,6 +248,23 @@ static void nt_get_u64(struct nlattr **tb, int attr, uint64_t *field,
 	}
 }
 
+/*
+ * A nest of u64 where type i + 1 is @v[i], @n of them (type 0, padding,
+ * and types beyond skipped): true if @a is there.
+ */
+static bool nt_get_table(const struct nlattr *a, uint64_t *v, int n)
+{
+	struct nlattr *e;
+	int rem;
+
+	if (!a)
+		return false;
+	nla_for_each_nested(e, a, rem)
+		if (nla_type(e) >= 1 && nla_type(e) <= n && nla_len(e) == sizeof(uint64_t))
+			v[nla_type(e) - 1] = nla_get_u64(e);
+	return true;
+}
+
 /* Fill @nc from the attributes of an NC_GET answer: 0, or -1 if not one. */
 int nt_parse_nc(struct nlattr **tb, struct nt_nc *nc)
 {
@@ -271,16 +295,24 @@ int nt_parse_nc(struct nlattr **tb, struct nt_nc *nc)
 		nc->exec_status[NT_EXEC_CANCELLED] = nla_get_u64(tb[NEURON_A_NC_EXEC_CANCELLED]);
 		nc->have |= NT_NC_EXEC_STATUS;
 	}
-	if (tb[NEURON_A_NC_EXEC_LATENCY]) {
-		struct nlattr *a;
-		int rem;
-
-		/* Type i + 1: bucket i; type 0 (padding) and unknown ones skipped. */
-		nla_for_each_nested(a, tb[NEURON_A_NC_EXEC_LATENCY], rem)
-			if (nla_type(a) >= 1 && nla_type(a) <= NT_LATENCY_BUCKETS &&
-			    nla_len(a) == sizeof(uint64_t))
-				nc->exec_latency[nla_type(a) - 1] = nla_get_u64(a);
+	/* Type i + 1: bucket i (usage i); type 0 (padding) and unknown ones skipped. */
+	if (nt_get_table(tb[NEURON_A_NC_EXEC_LATENCY], nc->exec_latency, NT_LATENCY_BUCKETS))
 		nc->have |= NT_NC_EXEC_LATENCY;
+	if (nt_get_table(tb[NEURON_A_NC_EXEC_TOTAL_LATENCY], nc->exec_total_latency,
+			 NT_LATENCY_BUCKETS))
+		nc->have |= NT_NC_EXEC_TOTAL_LATENCY;
+	if (nt_get_table(tb[NEURON_A_NC_MEM_DEVICE_BY_USAGE], nc->mem_dev_usage,
+			 NT_MEM_USAGES) &
+	    nt_get_table(tb[NEURON_A_NC_MEM_DEVICE_PEAK_BY_USAGE], nc->mem_dev_usage_peak,
+			 NT_MEM_USAGES) &
+	    nt_get_table(tb[NEURON_A_NC_MEM_HOST_BY_USAGE], nc->mem_host_usage,
+			 NT_MEM_USAGES) &
+	    nt_get_table(tb[NEURON_A_NC_MEM_HOST_PEAK_BY_USAGE], nc->mem_host_usage_peak,
+			 NT_MEM_USAGES) &
+	    !!tb[NEURON_A_NC_MEM_DEVICE_PEAK] & !!tb[NEURON_A_NC_MEM_HOST_PEAK]) {
+		nc->mem_dev_peak = nla_get_u64(tb[NEURON_A_NC_MEM_DEVICE_PEAK]);
+		nc->mem_host_peak = nla_get_u64(tb[NEURON_A_NC_MEM_HOST_PEAK]);
+		nc->have |= NT_NC_MEM_USAGE;
 	}
 	return 0;
 }

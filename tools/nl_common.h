@@ -38,7 +38,12 @@ enum {
 	NT_NC_STATE = 1u << 10,
 	NT_NC_EXEC_STATUS = 1u << 11,	/* exec_status[], all of them */
 	NT_NC_EXEC_LATENCY = 1u << 12,
+	NT_NC_EXEC_TOTAL_LATENCY = 1u << 13,
+	NT_NC_MEM_USAGE = 1u << 14,	/* the four tables by usage, the peaks */
 };
+
+/* Usages kept of the tables by usage (NEURON_MEM_USAGE_*; the kernel sends 8). */
+#define NT_MEM_USAGES		16
 
 /* nt_nc.exec_status[]: the NEURON_EXEC_* statuses (uapi/neuron.h). */
 enum {
@@ -78,6 +83,12 @@ struct nt_nc {
 	/* Executions by status; bucket i: of 2^i to 2^(i+1) - 1 ns on the core. */
 	uint64_t exec_status[NT_EXEC_STATUSES];
 	uint64_t exec_latency[NT_LATENCY_BUCKETS];
+	/* The same buckets, of the time from submission to end. */
+	uint64_t exec_total_latency[NT_LATENCY_BUCKETS];
+	/* The reserver's memory on the NC by NEURON_MEM_USAGE_*, and peaks. */
+	uint64_t mem_dev_usage[NT_MEM_USAGES], mem_dev_usage_peak[NT_MEM_USAGES];
+	uint64_t mem_host_usage[NT_MEM_USAGES], mem_host_usage_peak[NT_MEM_USAGES];
+	uint64_t mem_dev_peak, mem_host_peak;
 };
 
 struct nt_channel {

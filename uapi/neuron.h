@@ -27,7 +27,7 @@
 #include <linux/types.h>
 
 #define NEURON_UAPI_VERSION_MAJOR	1
-#define NEURON_UAPI_VERSION_MINOR	0
+#define NEURON_UAPI_VERSION_MINOR	1
 /** NEURON_UAPI_VERSION - packed as (major << 16) | minor. */
 #define NEURON_UAPI_VERSION \
 	((NEURON_UAPI_VERSION_MAJOR << 16) | NEURON_UAPI_VERSION_MINOR)
@@ -187,6 +187,31 @@ struct neuron_mem_usage {
 /** NEURON_MEM_DEVICE - device DRAM. */
 #define NEURON_MEM_DEVICE		1
 
+/*
+ * Memory usages (struct neuron_mem_alloc.usage): what the memory is for,
+ * as the program says. The driver only counts the memory of each usage
+ * (per file and NeuronCore, with its peak: NEURON_A_NC_MEM_*_BY_USAGE of
+ * the netlink family); the usage changes nothing else.
+ */
+/** NEURON_MEM_USAGE_UNCATEGORIZED - not said (the default). */
+#define NEURON_MEM_USAGE_UNCATEGORIZED	0
+/** NEURON_MEM_USAGE_TENSORS - a model's inputs and outputs. */
+#define NEURON_MEM_USAGE_TENSORS	1
+/** NEURON_MEM_USAGE_CONSTANTS - a model's weights and other constants. */
+#define NEURON_MEM_USAGE_CONSTANTS	2
+/** NEURON_MEM_USAGE_MODEL_CODE - instructions; a loaded model's memory. */
+#define NEURON_MEM_USAGE_MODEL_CODE	3
+/** NEURON_MEM_USAGE_RUNTIME - the runtime library's own state. */
+#define NEURON_MEM_USAGE_RUNTIME	4
+/** NEURON_MEM_USAGE_SCRATCHPAD - scratch space shared by models. */
+#define NEURON_MEM_USAGE_SCRATCHPAD	5
+/** NEURON_MEM_USAGE_APPLICATION - the program's own data (host memory). */
+#define NEURON_MEM_USAGE_APPLICATION	6
+/** NEURON_MEM_USAGE_DMA_BUFFERS - staging buffers of transfers. */
+#define NEURON_MEM_USAGE_DMA_BUFFERS	7
+/** NEURON_MEM_USAGE_COUNT - the usages; @usage is below it. */
+#define NEURON_MEM_USAGE_COUNT		8
+
 /** NEURON_MEM_CHANNEL_ANY - let the driver choose the DRAM channel. */
 #define NEURON_MEM_CHANNEL_ANY		0xffffffffU
 
@@ -202,7 +227,8 @@ struct neuron_mem_usage {
  *	must be 0.
  * @flags: In: must be 0.
  * @handle: Out: handle of the memory, valid for this file only; never 0.
- * @pad: In: must be 0.
+ * @usage: In: NEURON_MEM_USAGE_*, what the memory is for (counted by
+ *	usage; 0, uncategorized, before uapi 1.1 had this field).
  * @mmap_offset: Out: offset to pass to mmap() to map the memory.
  * @reserved: In: must be 0.
  */
@@ -214,7 +240,7 @@ struct neuron_mem_alloc {
 	__u32 channel;
 	__u32 flags;
 	__u32 handle;
-	__u32 pad;
+	__u32 usage;
 	__u64 mmap_offset;
 	__u64 reserved[2];
 };

@@ -104,11 +104,33 @@ enum neuron_event_type {
  *	2^i to 2^(i+1) - 1 ns (bucket 0 from 0 ns; the last bucket sent has
  *	no end); type 0 is padding. Executions that never ran are not in
  *	it. A reader ignores types it does not know (more buckets).
+ * @NEURON_A_NC_MEM_DEVICE_BY_USAGE: nested, the device memory that the
+ *	NC's reserver (its open file) has alive and charged to the NC, by
+ *	usage: attribute type u + 1 is a u64, the bytes of
+ *	NEURON_MEM_USAGE_* u (uapi/neuron.h); type 0 is padding. A reader
+ *	ignores types it does not know (more usages).
+ * @NEURON_A_NC_MEM_DEVICE_PEAK_BY_USAGE: nested, as
+ *	NEURON_A_NC_MEM_DEVICE_BY_USAGE, each usage's highest figure since
+ *	the reserver opened the device.
+ * @NEURON_A_NC_MEM_HOST_BY_USAGE: nested, as
+ *	NEURON_A_NC_MEM_DEVICE_BY_USAGE for host memory.
+ * @NEURON_A_NC_MEM_HOST_PEAK_BY_USAGE: nested, as
+ *	NEURON_A_NC_MEM_DEVICE_PEAK_BY_USAGE for host memory.
+ * @NEURON_A_NC_MEM_DEVICE_PEAK: u64, the highest device memory the
+ *	reserver had alive and charged to the NC at one time (all usages).
+ * @NEURON_A_NC_MEM_HOST_PEAK: u64, as NEURON_A_NC_MEM_DEVICE_PEAK for
+ *	host memory.
+ * @NEURON_A_NC_EXEC_TOTAL_LATENCY: nested, the histogram of the
+ *	executions' time from their submission (the EXECUTE call) to their
+ *	end, however they ended, with the buckets of NEURON_A_NC_EXEC_LATENCY.
  *
- * NEURON_A_NC_EXEC_OK to NEURON_A_NC_EXEC_LATENCY tell how another
- * user's work runs: NC_GET sends them only to a reader with
- * CAP_SYS_ADMIN, or of the effective uid of the NC's reserver while it is
- * reserved (the rule of NEURON_A_NC_OWNER_PID).
+ * NEURON_A_NC_EXEC_OK to NEURON_A_NC_EXEC_LATENCY and
+ * NEURON_A_NC_EXEC_TOTAL_LATENCY tell how another user's work runs:
+ * NC_GET sends them only to a reader with CAP_SYS_ADMIN, or of the
+ * effective uid of the NC's reserver while it is reserved (the rule of
+ * NEURON_A_NC_OWNER_PID). NEURON_A_NC_MEM_DEVICE_BY_USAGE to
+ * NEURON_A_NC_MEM_HOST_PEAK are the reserver's own figures: they are sent
+ * while the NC is reserved, to the same readers.
  */
 enum neuron_attr {
 	NEURON_A_UNSPEC,
@@ -148,6 +170,13 @@ enum neuron_attr {
 	NEURON_A_NC_EXEC_TIMEOUT,
 	NEURON_A_NC_EXEC_CANCELLED,
 	NEURON_A_NC_EXEC_LATENCY,
+	NEURON_A_NC_MEM_DEVICE_BY_USAGE,
+	NEURON_A_NC_MEM_DEVICE_PEAK_BY_USAGE,
+	NEURON_A_NC_MEM_HOST_BY_USAGE,
+	NEURON_A_NC_MEM_HOST_PEAK_BY_USAGE,
+	NEURON_A_NC_MEM_DEVICE_PEAK,
+	NEURON_A_NC_MEM_HOST_PEAK,
+	NEURON_A_NC_EXEC_TOTAL_LATENCY,
 	__NEURON_A_MAX,
 };
 

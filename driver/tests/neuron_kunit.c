@@ -323,7 +323,7 @@ static void mem_check_bad(struct kunit *test)
 		{ "size > 1 TiB", { .size = NEURON_MEM_MAX_SIZE + 1 } },
 		{ "kind", { .size = 1, .kind = 2 } },
 		{ "flags", { .size = 1, .flags = 1 } },
-		{ "pad", { .size = 1, .pad = 1 } },
+		{ "usage", { .size = 1, .usage = NEURON_MEM_USAGE_COUNT } },
 		{ "reserved[0]", { .size = 1, .reserved = { 1, 0 } } },
 		{ "reserved[1]", { .size = 1, .reserved = { 0, 1 } } },
 		{ "nc", { .size = 1, .nc = 2 } },

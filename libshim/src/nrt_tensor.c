@@ -139,6 +139,7 @@ static NRT_STATUS dev_alloc(const char *fn, const char *obj, uint32_t core, size
 	uint32_t nc;
 	long pg = sysconf(_SC_PAGESIZE);
 	void *p;
+	int ret;
 
 	dv = nrt_core_dev(core, &nc);
 	st = calloc(1, sizeof(*st));
@@ -152,7 +153,15 @@ static NRT_STATUS dev_alloc(const char *fn, const char *obj, uint32_t core, size
 	a.kind = NEURON_MEM_DEVICE;
 	a.nc = nc;
 	a.channel = NEURON_MEM_CHANNEL_ANY;
-	if (nio_mem_alloc_req(dv->fd, &a) < 0) {
+	/* Counted as tensors (neuron-monitor's usage_breakdown). */
+	a.usage = NEURON_MEM_USAGE_TENSORS;
+	ret = nio_mem_alloc_req(dv->fd, &a);
+	if (ret < 0 && errno == EINVAL) {
+		/* A driver of uapi 1.0 has no usage: the same call without it. */
+		a.usage = NEURON_MEM_USAGE_UNCATEGORIZED;
+		ret = nio_mem_alloc_req(dv->fd, &a);
+	}
+	if (ret < 0) {
 		int e = errno;
 		char why[256];
 

@@ -36,6 +36,8 @@
 #define NL_MAX_CH	8
 /* Buckets of NEURON_A_NC_EXEC_LATENCY read (the driver sends 40). */
 #define NL_LAT_BUCKETS	48
+/* Usages of the NEURON_A_NC_MEM_*_BY_USAGE tables read (the driver sends 8). */
+#define NL_USAGES	16
 /* How long an event may take to arrive, in ms. */
 #define EVENT_MS	5000
 
@@ -336,6 +338,13 @@ struct nl_nc {
 	bool has_exec_stats, has_latency;
 	__u64 exec_status[5];		/* by NEURON_EXEC_* */
 	__u64 latency[NL_LAT_BUCKETS];	/* bucket i: 2^i to 2^(i+1) - 1 ns */
+	bool has_total_latency;
+	__u64 total_latency[NL_LAT_BUCKETS];
+	/* The reserver's memory on the NC by NEURON_MEM_USAGE_*: same rule. */
+	bool has_mem_usage;
+	__u64 dev_usage[NL_USAGES], dev_usage_peak[NL_USAGES];
+	__u64 host_usage[NL_USAGES], host_usage_peak[NL_USAGES];
+	__u64 dev_peak, host_peak;
 };
 
 struct nl_devs {
@@ -408,6 +417,20 @@ static void dev_cb(const struct nlmsghdr *h, void *arg)
 	}
 }
 
+/* A nest of u64 where type i + 1 is @v[i] (type 0: padding); false if absent. */
+static bool u64_table(const struct nlattr *nest, __u64 *v, int n)
+{
+	const struct nlattr *t[NL_LAT_BUCKETS + 1];
+	int i;
+
+	if (!nest)
+		return false;
+	attrs_parse(nla_payload(nest), nla_plen(nest), t, n);
+	for (i = 1; i <= n; i++)
+		v[i - 1] = get_u64(t[i]);
+	return true;
+}
+
 static void nc_cb(const struct nlmsghdr *h, void *arg)
 {
 	const struct nlattr *tb[NEURON_A_MAX + 1];
@@ -441,17 +464,20 @@ static void nc_cb(const struct nlmsghdr *h, void *arg)
 	c->exec_status[NEURON_EXEC_DEVICE_ERROR] = get_u64(tb[NEURON_A_NC_EXEC_DEVICE_ERROR]);
 	c->exec_status[NEURON_EXEC_TIMEOUT] = get_u64(tb[NEURON_A_NC_EXEC_TIMEOUT]);
 	c->exec_status[NEURON_EXEC_CANCELLED] = get_u64(tb[NEURON_A_NC_EXEC_CANCELLED]);
-	c->has_latency = tb[NEURON_A_NC_EXEC_LATENCY];
-	if (c->has_latency) {
-		const struct nlattr *lt[NL_LAT_BUCKETS + 1];
-		int i;
-
-		/* Type i + 1: bucket i (type 0: padding). */
-		attrs_parse(nla_payload(tb[NEURON_A_NC_EXEC_LATENCY]),
-			    nla_plen(tb[NEURON_A_NC_EXEC_LATENCY]), lt, NL_LAT_BUCKETS);
-		for (i = 1; i <= NL_LAT_BUCKETS; i++)
-			c->latency[i - 1] = get_u64(lt[i]);
-	}
+	c->has_latency = u64_table(tb[NEURON_A_NC_EXEC_LATENCY], c->latency,
+				   NL_LAT_BUCKETS);
+	c->has_total_latency = u64_table(tb[NEURON_A_NC_EXEC_TOTAL_LATENCY],
+					 c->total_latency, NL_LAT_BUCKETS);
+	c->has_mem_usage =
+		u64_table(tb[NEURON_A_NC_MEM_DEVICE_BY_USAGE], c->dev_usage, NL_USAGES) &
+		u64_table(tb[NEURON_A_NC_MEM_DEVICE_PEAK_BY_USAGE], c->dev_usage_peak,
+			  NL_USAGES) &
+		u64_table(tb[NEURON_A_NC_MEM_HOST_BY_USAGE], c->host_usage, NL_USAGES) &
+		u64_table(tb[NEURON_A_NC_MEM_HOST_PEAK_BY_USAGE], c->host_usage_peak,
+			  NL_USAGES) &
+		!!tb[NEURON_A_NC_MEM_DEVICE_PEAK] & !!tb[NEURON_A_NC_MEM_HOST_PEAK];
+	c->dev_peak = get_u64(tb[NEURON_A_NC_MEM_DEVICE_PEAK]);
+	c->host_peak = get_u64(tb[NEURON_A_NC_MEM_HOST_PEAK]);
 }
 
 static int dev_dump(struct nl *nl, struct nl_devs *ds)
@@ -1135,14 +1161,32 @@ TEST_F(genl, counters_move)
 	EXPECT_EQ(before.models, after.models);
 }
 
-static __u64 lat_sum(const struct nl_nc *c, int from)
+/*
+ * In a child: become nobody and NC_GET NC @nc of device @minor into @c:
+ * 0, or the exit status that tells which step failed (10, 11).
+ */
+static int nc_get_as_nobody(struct nl *nl, __u32 minor, __u32 nc, struct nl_nc *c)
+{
+	if (neuron_drop_privileges(0, 0))
+		return 10;
+	if (nl_setup(nl, false) || nc_get(nl, minor, nc, c))
+		return 11;
+	return 0;
+}
+
+static __u64 hist_sum(const __u64 *h, int from)
 {
 	__u64 n = 0;
 	int i;
 
 	for (i = from; i < NL_LAT_BUCKETS; i++)
-		n += c->latency[i];
+		n += h[i];
 	return n;
+}
+
+static __u64 lat_sum(const struct nl_nc *c, int from)
+{
+	return hist_sum(c->latency, from);
 }
 
 /*
@@ -1184,6 +1228,11 @@ TEST_F(genl, exec_status_and_latency)
 	EXPECT_EQ(lat_sum(&before, 27) + 1, lat_sum(&after, 27));
 	/* The driver's 40 buckets: nothing beyond. */
 	EXPECT_EQ(0ULL, lat_sum(&after, 40));
+	/* Submission to end: the four too, the slow one at 134 ms or more. */
+	ASSERT_TRUE(after.has_total_latency);
+	EXPECT_EQ(hist_sum(before.total_latency, 0) + 4, hist_sum(after.total_latency, 0));
+	EXPECT_EQ(hist_sum(before.total_latency, 27) + 1, hist_sum(after.total_latency, 27));
+	EXPECT_EQ(0ULL, hist_sum(after.total_latency, 40));
 	/* Root (CAP_SYS_ADMIN) reads a free NC's too. */
 	if (self->info.nc_count > 1 && !geteuid()) {
 		ASSERT_EQ(0, nc_get(&self->nl, self->node.minor, 1, &after));
@@ -1197,22 +1246,113 @@ TEST_F(genl, exec_status_and_latency)
 	if (!pid) {
 		struct nl nl;
 		struct nl_nc c;
+		int err = nc_get_as_nobody(&nl, self->node.minor, 0, &c);
 
-		if (neuron_drop_privileges(0, 0))
-			_exit(10);
-		if (nl_setup(&nl, false) || nc_get(&nl, self->node.minor, 0, &c))
-			_exit(11);
-		if (c.has_exec_stats || c.has_latency)
+		if (err)
+			_exit(err);
+		if (c.has_exec_stats || c.has_latency || c.has_total_latency)
 			_exit(12);	/* root's timing shown to nobody */
 		if (self->info.nc_count > 1 && nc_get(&nl, self->node.minor, 1, &c))
 			_exit(13);
-		if (c.has_exec_stats || c.has_latency)
+		if (c.has_exec_stats || c.has_latency || c.has_total_latency)
 			_exit(14);	/* a free NC's history shown to nobody */
 		_exit(c.executions == after.executions || self->info.nc_count == 1 ? 0 : 15);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("step %d", WEXITSTATUS(status));
+}
+
+/* MEM_ALLOC of @size bytes of @kind and @usage on NC @nc: the handle. */
+static int alloc_usage(int fd, __u32 kind, __u32 usage, __u64 size, __u32 nc,
+		       __u32 *handle)
+{
+	struct neuron_mem_alloc a;
+	int ret;
+
+	neuron_mem_alloc_prep(&a, kind, size, nc);
+	a.usage = usage;
+	ret = neuron_mem_alloc_req(fd, &a);
+	*handle = a.handle;
+	return ret;
+}
+
+/*
+ * The reserver's memory on its NC by usage: what MEM_ALLOC said each
+ * object is for, per file and NC, the peak staying when memory goes; a
+ * loaded model is model code; nobody sees none of it, of root's NC, and
+ * nobody has it of a free NC (no reserver).
+ */
+TEST_F(genl, mem_by_usage)
+{
+	struct nl_nc before, after, freed;
+	__u32 t, k, h, model;
+	int i, ret, status;
+	pid_t pid;
+
+	if (!(self->info.caps & NEURON_CAP_MEM))
+		SKIP(return, "needs NEURON_CAP_MEM");
+	ASSERT_EQ(0, neuron_reserve(self->node.fd, 1));
+	ASSERT_EQ(0, nc_get(&self->nl, self->node.minor, 0, &before));
+	ASSERT_TRUE(before.has_mem_usage);
+	ASSERT_EQ(0, alloc_usage(self->node.fd, NEURON_MEM_DEVICE, NEURON_MEM_USAGE_TENSORS,
+				 1 << 20, 0, &t));
+	ASSERT_EQ(0, alloc_usage(self->node.fd, NEURON_MEM_DEVICE, NEURON_MEM_USAGE_CONSTANTS,
+				 3 << 20, 0, &k));
+	ASSERT_EQ(0, alloc_usage(self->node.fd, NEURON_MEM_HOST, NEURON_MEM_USAGE_DMA_BUFFERS,
+				 2 << 20, 0, &h));
+	ASSERT_EQ(0, nc_get(&self->nl, self->node.minor, 0, &after));
+	ASSERT_TRUE(after.has_mem_usage);
+	EXPECT_EQ(before.dev_usage[NEURON_MEM_USAGE_TENSORS] + (1 << 20),
+		  after.dev_usage[NEURON_MEM_USAGE_TENSORS]);
+	EXPECT_EQ(before.dev_usage[NEURON_MEM_USAGE_CONSTANTS] + (3 << 20),
+		  after.dev_usage[NEURON_MEM_USAGE_CONSTANTS]);
+	EXPECT_EQ(before.host_usage[NEURON_MEM_USAGE_DMA_BUFFERS] + (2 << 20),
+		  after.host_usage[NEURON_MEM_USAGE_DMA_BUFFERS]);
+	for (i = 0; i < NEURON_MEM_USAGE_COUNT; i++) {
+		EXPECT_LE(after.dev_usage[i], after.dev_usage_peak[i]) TH_LOG("usage %d", i);
+		EXPECT_LE(after.host_usage[i], after.host_usage_peak[i]) TH_LOG("usage %d", i);
+	}
+	/* The driver's 8 usages: nothing beyond. */
+	for (i = NEURON_MEM_USAGE_COUNT; i < NL_USAGES; i++)
+		EXPECT_EQ(0ULL, after.dev_usage[i] + after.host_usage[i]);
+	EXPECT_LE(before.dev_peak + (4 << 20), after.dev_peak);
+	EXPECT_LE(before.host_peak + (2 << 20), after.host_peak);
+	/* Freed: the figure drops, the peak stays. */
+	ASSERT_EQ(0, neuron_mem_free(self->node.fd, k));
+	ASSERT_EQ(0, nc_get(&self->nl, self->node.minor, 0, &freed));
+	EXPECT_EQ(before.dev_usage[NEURON_MEM_USAGE_CONSTANTS],
+		  freed.dev_usage[NEURON_MEM_USAGE_CONSTANTS]);
+	EXPECT_EQ(after.dev_usage_peak[NEURON_MEM_USAGE_CONSTANTS],
+		  freed.dev_usage_peak[NEURON_MEM_USAGE_CONSTANTS]);
+	EXPECT_EQ(after.dev_peak, freed.dev_peak);
+	if (has_exec(&self->info)) {
+		ret = load_sp(self->node.fd, 0, false, &model);
+		ASSERT_EQ(0, ret) TH_LOG("MODEL_LOAD: %s", strerror(-ret));
+		ASSERT_EQ(0, nc_get(&self->nl, self->node.minor, 0, &after));
+		EXPECT_LT(freed.dev_usage[NEURON_MEM_USAGE_MODEL_CODE],
+			  after.dev_usage[NEURON_MEM_USAGE_MODEL_CODE]);
+	}
+	/* A free NC has no reserver: no figures, also for root. */
+	if (self->info.nc_count > 1) {
+		ASSERT_EQ(0, nc_get(&self->nl, self->node.minor, 1, &freed));
+		EXPECT_FALSE(freed.has_mem_usage);
+	}
+	if (geteuid())
+		return;
+	pid = neuron_fork(_metadata);
+	if (!pid) {
+		struct nl nl;
+		struct nl_nc c;
+		int err = nc_get_as_nobody(&nl, self->node.minor, 0, &c);
+
+		_exit(err ?: c.has_mem_usage ? 12 : 0);	/* root's memory shown to nobody */
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("step %d", WEXITSTATUS(status));
+	(void)t;
+	(void)h;
 }
 
 TEST_HARNESS_MAIN

@@ -226,9 +226,20 @@ static int check_vtree(struct __test_metadata *_metadata, const char *dir,
 		}
 		EXPECT_TRUE(documented(pat)) TH_LOG("%s (%s) is not documented in docs/ABI",
 						    path, pat);
-		/* Root clears a status's "present" (0644, as the vendor's). */
-		EXPECT_EQ(strcmp(de->d_name, "present") ? 0444U : 0644U, st.st_mode & 0777)
-			TH_LOG("%s: mode %o", path, st.st_mode & 0777);
+		/*
+		 * Root clears a "present" or "peak" (0644, as the vendor's); a
+		 * memory category (below host_mem/ or device_mem/) is root's
+		 * only: 0400 and 0600.
+		 */
+		{
+			const char *c = strstr(pat, "_mem/");
+			bool cat = c && strchr(c + 5, '/');
+			bool rw = !strcmp(de->d_name, "present") || !strcmp(de->d_name, "peak");
+
+			EXPECT_EQ(cat ? (rw ? 0600U : 0400U) : (rw ? 0644U : 0444U),
+				  st.st_mode & 0777)
+				TH_LOG("%s: mode %o", path, st.st_mode & 0777);
+		}
 		n++;
 	}
 	closedir(d);
@@ -271,8 +282,13 @@ TEST_F(sysfs, vendor_tree)
 	snprintf(path, sizeof(path), "/sys/devices/virtual/neuron_device/neuron%u",
 		 self->node.minor);
 	EXPECT_STREQ(path, real);
-	/* Per NC: arch_type, and total and present of 4 statuses. */
-	EXPECT_EQ(5 + 9 * (int)self->info.nc_count,
+	/*
+	 * The device: 5, and total, present and peak of 5 host memory
+	 * categories; per NC: arch_type, total and present of 4 statuses
+	 * and 3 other_info counters, total, present and peak of host_mem,
+	 * device_mem and 6 categories.
+	 */
+	EXPECT_EQ(20 + 39 * (int)self->info.nc_count,
 		  check_vtree(_metadata, dir, "/sys/class/neuron_device/neuron<N>",
 			      self->info.nc_count));
 	snprintf(path, sizeof(path), "%s/dev", dir);
@@ -490,15 +506,29 @@ static unsigned long long vstat_u64(struct __test_metadata *_metadata, unsigned 
 	return read_u64(_metadata, path);
 }
 
+/* A file of other_info/@name/ of NC @nc in the vendor's tree. */
+static unsigned long long vother_u64(struct __test_metadata *_metadata, unsigned int minor,
+				     unsigned int nc, const char *name, const char *file)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path),
+		 "/sys/class/neuron_device/neuron%u/neuron_core%u/stats/other_info/%s/%s",
+		 minor, nc, name, file);
+	return read_u64(_metadata, path);
+}
+
 /*
  * The vendor's per-core status counters: two executions that end well
- * count in success/{total,present} of their NC only; root's write clears
- * "present" and not "total"; nobody cannot write it.
+ * count in success/{total,present} of their NC only, and in
+ * other_info/inference_count; the model load in model_load_count; no
+ * reset; root's write clears "present" and not "total"; nobody cannot
+ * write it.
  */
 TEST_F(sysfs, vendor_status_counters)
 {
 	static const char *const others[] = { "exec_bad_input", "hw_error", "timeout" };
-	unsigned long long total, present, other[ARRAY_SIZE(others)], nc0;
+	unsigned long long total, present, other[ARRAY_SIZE(others)], nc0, loads, infer, resets;
 	unsigned int minor = self->node.minor, k;
 	__u32 model, bind[2], status;
 	struct neuron_mem_alloc a;
@@ -513,7 +543,11 @@ TEST_F(sysfs, vendor_status_counters)
 	bind[0] = a.handle;
 	ASSERT_EQ(0, neuron_mem_alloc(self->node.fd, NEURON_MEM_DEVICE, 4096, 1, &a));
 	bind[1] = a.handle;
+	loads = vother_u64(_metadata, minor, 1, "model_load_count", "total");
 	ASSERT_EQ(0, neuron_mm_model_load(self->node.fd, 1, &model));
+	EXPECT_EQ(loads + 1, vother_u64(_metadata, minor, 1, "model_load_count", "total"));
+	infer = vother_u64(_metadata, minor, 1, "inference_count", "total");
+	resets = vother_u64(_metadata, minor, 1, "reset_req_count", "total");
 	total = vstat_u64(_metadata, minor, 1, "success", "total");
 	present = vstat_u64(_metadata, minor, 1, "success", "present");
 	nc0 = vstat_u64(_metadata, minor, 0, "success", "total");
@@ -526,6 +560,8 @@ TEST_F(sysfs, vendor_status_counters)
 	EXPECT_EQ(total + 2, vstat_u64(_metadata, minor, 1, "success", "total"));
 	EXPECT_EQ(present + 2, vstat_u64(_metadata, minor, 1, "success", "present"));
 	EXPECT_EQ(nc0, vstat_u64(_metadata, minor, 0, "success", "total"));
+	EXPECT_EQ(infer + 2, vother_u64(_metadata, minor, 1, "inference_count", "total"));
+	EXPECT_EQ(resets, vother_u64(_metadata, minor, 1, "reset_req_count", "total"));
 	for (k = 0; k < ARRAY_SIZE(others); k++)
 		EXPECT_EQ(other[k], vstat_u64(_metadata, minor, 1, others[k], "total"))
 			TH_LOG("%s", others[k] ?: "");
@@ -553,6 +589,119 @@ TEST_F(sysfs, vendor_status_counters)
 	ASSERT_EQ(0, nio_execute_wait(self->node.fd, model, bind, 2, 0, &status));
 	EXPECT_EQ(1ULL, vstat_u64(_metadata, minor, 1, "success", "present"));
 	EXPECT_EQ(total + 3, vstat_u64(_metadata, minor, 1, "success", "total"));
+}
+
+/* A file of a memory counter of the vendor's tree: NC @nc, or the device's (-1). */
+static unsigned long long vmem_u64(struct __test_metadata *_metadata, unsigned int minor,
+				   int nc, const char *rel)
+{
+	char path[256];
+
+	if (nc < 0)
+		snprintf(path, sizeof(path),
+			 "/sys/class/neuron_device/neuron%u/stats/memory_usage/%s", minor, rel);
+	else
+		snprintf(path, sizeof(path),
+			 "/sys/class/neuron_device/neuron%u/neuron_core%d/stats/memory_usage/%s",
+			 minor, nc, rel);
+	return read_u64(_metadata, path);
+}
+
+static int write_str(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, text, strlen(text)) < 0 ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+/*
+ * The vendor's memory counters: device memory of two usages and host
+ * memory on NC 1 move device_mem/{total,present,peak}, its categories,
+ * host_mem and the device's host categories by what was allocated; a
+ * free drops "total", not "peak"; root's write clears "present" and sets
+ * "peak" to what is in use; nobody can neither clear a total's "present"
+ * nor read a category.
+ */
+TEST_F(sysfs, vendor_memory_counters)
+{
+	unsigned int minor = self->node.minor;
+	unsigned long long t0, p0, k0, c0, h0, a0, pk;
+	struct neuron_mem_alloc a;
+	__u32 tens, cons;
+	char path[256];
+	int st;
+	pid_t pid;
+
+	if (!(self->info.caps & NEURON_CAP_MEM) || geteuid() || self->info.nc_count < 2)
+		SKIP(return, "needs NEURON_CAP_MEM, root and 2 NCs");
+	t0 = vmem_u64(_metadata, minor, 1, "device_mem/total");
+	p0 = vmem_u64(_metadata, minor, 1, "device_mem/present");
+	k0 = vmem_u64(_metadata, minor, 1, "device_mem/tensors/total");
+	c0 = vmem_u64(_metadata, minor, 1, "device_mem/constants/total");
+	h0 = vmem_u64(_metadata, minor, 1, "host_mem/total");
+	a0 = vmem_u64(_metadata, minor, -1, "host_mem/application_memory/total");
+	neuron_mem_alloc_prep(&a, NEURON_MEM_DEVICE, 3 << 16, 1);
+	a.usage = NEURON_MEM_USAGE_TENSORS;
+	ASSERT_EQ(0, neuron_mem_alloc_req(self->node.fd, &a));
+	tens = a.handle;
+	neuron_mem_alloc_prep(&a, NEURON_MEM_DEVICE, 1 << 16, 1);
+	a.usage = NEURON_MEM_USAGE_CONSTANTS;
+	ASSERT_EQ(0, neuron_mem_alloc_req(self->node.fd, &a));
+	cons = a.handle;
+	neuron_mem_alloc_prep(&a, NEURON_MEM_HOST, 1 << 16, 1);
+	a.usage = NEURON_MEM_USAGE_APPLICATION;
+	ASSERT_EQ(0, neuron_mem_alloc_req(self->node.fd, &a));
+	EXPECT_EQ(t0 + (4 << 16), vmem_u64(_metadata, minor, 1, "device_mem/total"));
+	EXPECT_EQ(p0 + (4 << 16), vmem_u64(_metadata, minor, 1, "device_mem/present"));
+	EXPECT_EQ(k0 + (3 << 16), vmem_u64(_metadata, minor, 1, "device_mem/tensors/total"));
+	EXPECT_EQ(c0 + (1 << 16), vmem_u64(_metadata, minor, 1, "device_mem/constants/total"));
+	EXPECT_EQ(h0 + (1 << 16), vmem_u64(_metadata, minor, 1, "host_mem/total"));
+	EXPECT_EQ(a0 + (1 << 16),
+		  vmem_u64(_metadata, minor, -1, "host_mem/application_memory/total"));
+	pk = vmem_u64(_metadata, minor, 1, "device_mem/peak");
+	EXPECT_LE(t0 + (4 << 16), pk);
+
+	/* Freed: "total" drops, "present" and "peak" stay. */
+	ASSERT_EQ(0, neuron_mem_free(self->node.fd, tens));
+	EXPECT_EQ(t0 + (1 << 16), vmem_u64(_metadata, minor, 1, "device_mem/total"));
+	EXPECT_EQ(k0, vmem_u64(_metadata, minor, 1, "device_mem/tensors/total"));
+	EXPECT_EQ(p0 + (4 << 16), vmem_u64(_metadata, minor, 1, "device_mem/present"));
+	EXPECT_EQ(pk, vmem_u64(_metadata, minor, 1, "device_mem/peak"));
+
+	/* nobody: no clearing, no category. */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		const char *dir = "neuron_core1/stats/memory_usage/device_mem";
+		char p2[256];
+
+		snprintf(p2, sizeof(p2), "/sys/class/neuron_device/neuron%u/%s/tensors/total",
+			 minor, dir);
+		snprintf(path, sizeof(path), "/sys/class/neuron_device/neuron%u/%s/peak", minor,
+			 dir);
+		if (neuron_drop_privileges(0, 0))
+			_exit(10);
+		if (write_str(path, "0") != -EACCES)
+			_exit(11);
+		_exit(open(p2, O_RDONLY | O_CLOEXEC) < 0 && errno == EACCES ? 0 : 12);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) TH_LOG("status %d", st);
+
+	/* Root clears: "present" from 0, "peak" what is in use. */
+	snprintf(path, sizeof(path),
+		 "/sys/class/neuron_device/neuron%u/neuron_core1/stats/memory_usage/device_mem/peak",
+		 minor);
+	EXPECT_EQ(0, write_str(path, "0\n"));
+	EXPECT_EQ(0ULL, vmem_u64(_metadata, minor, 1, "device_mem/present"));
+	EXPECT_EQ(vmem_u64(_metadata, minor, 1, "device_mem/total"),
+		  vmem_u64(_metadata, minor, 1, "device_mem/peak"));
+	ASSERT_EQ(0, neuron_mem_free(self->node.fd, cons));
+	EXPECT_EQ(0ULL, vmem_u64(_metadata, minor, 1, "device_mem/present"));
 }
 
 /* debugfs (not an ABI): the queue state files exist, 0400, and parse. */

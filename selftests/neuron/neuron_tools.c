@@ -1532,16 +1532,61 @@ static void check_latency(struct __test_metadata *_metadata, const struct jval *
 }
 
 /*
+ * What the monitor tests' workload allocates on NC 0 besides its two
+ * slots (a page each, tensors), in pages, by NEURON_MEM_USAGE_*.
+ */
+static const struct {
+	__u32 kind, usage, pages;
+} mon_allocs[] = {
+	{ NEURON_MEM_DEVICE, NEURON_MEM_USAGE_CONSTANTS, 3 },
+	{ NEURON_MEM_DEVICE, NEURON_MEM_USAGE_RUNTIME, 5 },
+	{ NEURON_MEM_DEVICE, NEURON_MEM_USAGE_SCRATCHPAD, 6 },
+	{ NEURON_MEM_DEVICE, NEURON_MEM_USAGE_UNCATEGORIZED, 1 },
+	{ NEURON_MEM_HOST, NEURON_MEM_USAGE_APPLICATION, 7 },
+	{ NEURON_MEM_HOST, NEURON_MEM_USAGE_CONSTANTS, 4 },
+	{ NEURON_MEM_HOST, NEURON_MEM_USAGE_DMA_BUFFERS, 2 },
+	{ NEURON_MEM_HOST, NEURON_MEM_USAGE_TENSORS, 1 },
+};
+
+/* Bytes of @kind and @usage that the workload (with @exec) allocated. */
+static unsigned long long mon_alloc_bytes(bool exec, __u32 kind, __u32 usage)
+{
+	unsigned long long pages = 0;
+	unsigned int k;
+
+	if (!exec)
+		return 0;
+	for (k = 0; k < ARRAY_SIZE(mon_allocs); k++)
+		if (mon_allocs[k].kind == kind && mon_allocs[k].usage == usage)
+			pages += mon_allocs[k].pages;
+	if (kind == NEURON_MEM_DEVICE && usage == NEURON_MEM_USAGE_TENSORS)
+		pages += 2;
+	return pages * getpagesize();
+}
+
+/* MEM_ALLOC of @pages pages of @kind and @usage on NC 0: the handle. */
+static __u32 mon_alloc(struct __test_metadata *_metadata, int fd, __u32 kind, __u32 usage,
+		       __u32 pages)
+{
+	struct neuron_mem_alloc a;
+
+	neuron_mem_alloc_prep(&a, kind, (__u64)pages * getpagesize(), 0);
+	a.usage = usage;
+	EXPECT_EQ(0, neuron_mem_alloc_req(fd, &a)) TH_LOG("kind %u usage %u", kind, usage);
+	return a.handle;
+}
+
+/*
  * The workload of the monitor tests: NC 0 of @node reserved and, with
- * @exec, a model loaded with an input and an output bound in @bind.
- * Answers NC 0's number in the instance's numbering (neuron-ls's).
+ * @exec, a model loaded with an input and an output (tensors) bound in
+ * @bind, and the memory of mon_allocs. Answers NC 0's number in the
+ * instance's numbering (neuron-ls's).
  */
 static unsigned int mon_workload_setup(struct __test_metadata *_metadata,
 				       struct neuron_node *node, bool exec, __u32 *model,
 				       __u32 *bind)
 {
 	unsigned int minors[NEURON_MAX_DEVICES], first_nc = 0;
-	struct neuron_mem_alloc a;
 	int n, k;
 
 	n = device_minors(minors, NEURON_MAX_DEVICES);
@@ -1562,10 +1607,11 @@ static unsigned int mon_workload_setup(struct __test_metadata *_metadata,
 	EXPECT_EQ(0, neuron_reserve(node->fd, 1));
 	if (!exec)
 		return first_nc;
-	EXPECT_EQ(0, neuron_mem_alloc(node->fd, NEURON_MEM_DEVICE, 4096, 0, &a));
-	bind[0] = a.handle;
-	EXPECT_EQ(0, neuron_mem_alloc(node->fd, NEURON_MEM_DEVICE, 4096, 0, &a));
-	bind[1] = a.handle;
+	bind[0] = mon_alloc(_metadata, node->fd, NEURON_MEM_DEVICE, NEURON_MEM_USAGE_TENSORS, 1);
+	bind[1] = mon_alloc(_metadata, node->fd, NEURON_MEM_DEVICE, NEURON_MEM_USAGE_TENSORS, 1);
+	for (k = 0; k < (int)ARRAY_SIZE(mon_allocs); k++)
+		mon_alloc(_metadata, node->fd, mon_allocs[k].kind, mon_allocs[k].usage,
+			  mon_allocs[k].pages);
 	EXPECT_EQ(0, neuron_mm_model_load(node->fd, 0, model));
 	return first_nc;
 }
@@ -1593,11 +1639,68 @@ static void mon_config_write(struct __test_metadata *_metadata, char *cfg,
 }
 
 /*
+ * memory_used's usage_breakdown: exactly the vendor's keys, each the bytes
+ * the workload allocated for it (mon_allocs; the model's memory in
+ * model_code), NeuronCore @key the only one.
+ */
+static void check_breakdown(struct __test_metadata *_metadata, const struct jval *b,
+			    const char *key, bool exec)
+{
+	static const struct {
+		const char *key;
+		__u32 usage;
+	} host[] = {
+		{ "application_memory", NEURON_MEM_USAGE_APPLICATION },
+		{ "constants", NEURON_MEM_USAGE_CONSTANTS },
+		{ "dma_buffers", NEURON_MEM_USAGE_DMA_BUFFERS },
+		{ "tensors", NEURON_MEM_USAGE_TENSORS },
+	}, nc[] = {
+		{ "constants", NEURON_MEM_USAGE_CONSTANTS },
+		{ "model_code", NEURON_MEM_USAGE_MODEL_CODE },
+		{ "model_shared_scratchpad", NEURON_MEM_USAGE_SCRATCHPAD },
+		{ "runtime_memory", NEURON_MEM_USAGE_RUNTIME },
+		{ "tensors", NEURON_MEM_USAGE_TENSORS },
+	};
+	static const char *const b_keys[] = { "host", "neuroncore_memory_usage" };
+	const char *hk[ARRAY_SIZE(host)], *nk[ARRAY_SIZE(nc)];
+	const struct jval *o;
+	unsigned long long u;
+	unsigned int k;
+
+	for (k = 0; k < ARRAY_SIZE(host); k++)
+		hk[k] = host[k].key;
+	for (k = 0; k < ARRAY_SIZE(nc); k++)
+		nk[k] = nc[k].key;
+	check_keys(_metadata, b, "usage_breakdown", b_keys, ARRAY_SIZE(b_keys));
+	o = jget(b, "host");
+	check_keys(_metadata, o, "usage_breakdown.host", hk, ARRAY_SIZE(hk));
+	for (k = 0; k < ARRAY_SIZE(host); k++) {
+		ASSERT_TRUE(jget_u64(o, host[k].key, &u)) TH_LOG("host.%s", host[k].key);
+		EXPECT_EQ(mon_alloc_bytes(exec, NEURON_MEM_HOST, host[k].usage), u)
+			TH_LOG("host.%s", host[k].key);
+	}
+	EXPECT_EQ(1U, jlen(jget(b, "neuroncore_memory_usage")));
+	o = jget(jget(b, "neuroncore_memory_usage"), key);
+	check_keys(_metadata, o, "neuroncore_memory_usage[nc]", nk, ARRAY_SIZE(nk));
+	for (k = 0; k < ARRAY_SIZE(nc); k++) {
+		ASSERT_TRUE(jget_u64(o, nc[k].key, &u)) TH_LOG("nc.%s", nc[k].key);
+		if (nc[k].usage == NEURON_MEM_USAGE_MODEL_CODE) {
+			EXPECT_TRUE(exec ? u >= (unsigned long long)getpagesize() : !u)
+				TH_LOG("model_code %llu", u);
+		} else {
+			EXPECT_EQ(mon_alloc_bytes(exec, NEURON_MEM_DEVICE, nc[k].usage), u)
+				TH_LOG("nc.%s", nc[k].key);
+		}
+	}
+}
+
+/*
  * -c FILE: the config's period and groups honoured; this process, holding
  * NC 0 and running a workload, is a runtime entry with its tag (its pid),
- * its NeuronCore under its instance-wide number, its memory, and as many
- * executions completed, summed over the reports, as it ran; a tag_filter
- * that does not match leaves it out.
+ * its NeuronCore under its instance-wide number, its memory (by usage as
+ * it allocated it), and as many executions completed, summed over the
+ * reports, as it ran, with both latencies; a tag_filter that does not
+ * match leaves it out.
  */
 TEST_F(tools, monitor_vendor_config)
 {
@@ -1631,7 +1734,7 @@ TEST_F(tools, monitor_vendor_config)
 	char *const argv[] = { "neuron-monitor", "-c", cfg, NULL };
 	char *const argv2[] = { "neuron-monitor", "--config-file", cfg2, NULL };
 	unsigned int first_nc, i;
-	unsigned long long completed = 0, u[1];
+	unsigned long long completed = 0, done, u[1];
 	__u32 model = 0, bind[2], status;
 	char key[16], text[1024];
 	bool exec, seen = false;
@@ -1699,9 +1802,7 @@ TEST_F(tools, monitor_vendor_config)
 		e = jget(g, "neuron_runtime_used_bytes");
 		EXPECT_TRUE(jget_u64(e, "host", u));
 		EXPECT_TRUE(jget_u64(e, "neuron_device", u));
-		ASSERT_NE(NULL, jget(e, "usage_breakdown"));
-		EXPECT_NE(NULL, jget(jget(jget(e, "usage_breakdown"), "neuroncore_memory_usage"),
-				     key));
+		check_breakdown(_metadata, jget(e, "usage_breakdown"), key, exec);
 
 		g = jget(rep, "neuron_runtime_vcpu_usage");
 		check_group(_metadata, g, "neuron_runtime_vcpu_usage", rtv_keys,
@@ -1717,13 +1818,14 @@ TEST_F(tools, monitor_vendor_config)
 			   sum_keys, ARRAY_SIZE(sum_keys));
 		EXPECT_TRUE(jget_u64(jget(g, "execution_summary"), "completed", u));
 		completed += u[0];
-		check_latency(_metadata, jget(jget(g, "latency_stats"), "device_latency"), u[0]);
+		done = u[0];
+		check_latency(_metadata, jget(jget(g, "latency_stats"), "device_latency"), done);
 		EXPECT_TRUE(jget_u64(jget(g, "execution_summary"), "completed_with_err", u));
 		EXPECT_EQ(0ULL, u[0]);
 		for (e = jget(g, "error_summary")->child; e; e = e->next)
 			EXPECT_TRUE(e->is_uint && !e->u) TH_LOG("error_summary.%s", e->key);
-		e = jget(jget(g, "latency_stats"), "total_latency");
-		EXPECT_TRUE(e && e->type == J_NULL);
+		/* Submission to end: from the same executions. */
+		check_latency(_metadata, jget(jget(g, "latency_stats"), "total_latency"), done);
 		jfree(doc);
 	}
 	EXPECT_TRUE(seen);
@@ -1886,6 +1988,11 @@ static const struct {
 	{ "neuroncore_utilization_ratio", "gauge", "neuroncore", true },
 	{ "neuron_runtime_vcpu_usage_ratio", "gauge", "usage_type", true },
 	{ "neuron_runtime_memory_used_bytes", "gauge", "memory_location", true },
+	{ "neuroncore_memory_usage_constants", "gauge", "neuroncore", true },
+	{ "neuroncore_memory_usage_model_code", "gauge", "neuroncore", true },
+	{ "neuroncore_memory_usage_model_shared_scratchpad", "gauge", "neuroncore", true },
+	{ "neuroncore_memory_usage_runtime_memory", "gauge", "neuroncore", true },
+	{ "neuroncore_memory_usage_tensors", "gauge", "neuroncore", true },
 	{ "execution_errors_total", "counter", "error_type", true },
 	{ "execution_status_total", "counter", "status_type", true },
 	{ "hardware_ecc_events_total", "counter", "event_type", false },
@@ -1962,6 +2069,18 @@ static void prom_check_sample(struct __test_metadata *_metadata, const char *lin
 		EXPECT_STREQ(nc, prom_get(&s, "neuroncore") ?: "(none)");
 		EXPECT_LE(0.0, s.value);
 		EXPECT_GE(1.0, s.value);
+	} else if (!strncmp(s.name, "neuroncore_memory_usage_", 24)) {
+		EXPECT_STREQ(nc, prom_get(&s, "neuroncore") ?: "(none)");
+		/* The workload's memory by usage (execs: it has one). */
+		if (!strcmp(s.name + 24, "tensors")) {
+			EXPECT_EQ((double)mon_alloc_bytes(execs, NEURON_MEM_DEVICE,
+							  NEURON_MEM_USAGE_TENSORS), s.value);
+		} else if (!strcmp(s.name + 24, "runtime_memory")) {
+			EXPECT_EQ((double)mon_alloc_bytes(execs, NEURON_MEM_DEVICE,
+							  NEURON_MEM_USAGE_RUNTIME), s.value);
+		} else if (!strcmp(s.name + 24, "model_code")) {
+			EXPECT_EQ(!!execs, s.value > 0) TH_LOG("%s", line);
+		}
 	} else if (!strcmp(s.name, "execution_status_total")) {
 		v = prom_get(&s, "status_type") ?: "";
 		if (!strcmp(v, "completed")) {
@@ -2061,6 +2180,8 @@ TEST_F(tools, monitor_prometheus_vendor)
 		EXPECT_TRUE(seen.family[k])
 			TH_LOG("no %s: %s", prom_families[k].name ?: "", m->buf);
 	EXPECT_TRUE(seen.completed);
+	/* The exporter's latency family reads total_latency: there when runs ran. */
+	EXPECT_EQ(runs > 0, seen.latency) TH_LOG("%s", m->buf);
 	free(m);
 	if (exec)
 		neuron_model_unload(self->node.fd, model);

@@ -428,8 +428,36 @@ struct workload {
 	int go;			/* write end: closed to end the child */
 };
 
-/* Reserve @nc of @path and allocate WORK_SIZE on it in a child: 0/-errno. */
-static int workload_start(struct workload *w, const char *path, unsigned int nc)
+/*
+ * In the workload child: load the matrix model on @nc of @fd and execute
+ * it until @go (non-blocking) reads its end. Return: 0, or -errno of the
+ * setup.
+ */
+static int workload_exec(int fd, unsigned int nc, int go)
+{
+	__u32 bind[2], model, status;
+	struct neuron_mem_alloc a;
+	int k, err = 0;
+	char c;
+
+	for (k = 0; k < 2 && !err; k++) {
+		err = neuron_mem_alloc(fd, NEURON_MEM_DEVICE, 4096, nc, &a);
+		bind[k] = a.handle;
+	}
+	if (!err)
+		err = neuron_mm_model_load(fd, nc, &model);
+	if (!err && fcntl(go, F_SETFL, O_NONBLOCK))
+		err = -errno;
+	while (!err && read(go, &c, 1) < 0 && errno == EAGAIN)
+		err = nio_execute_wait(fd, model, bind, 2, 0, &status);
+	return err;
+}
+
+/*
+ * Reserve @nc of @path and allocate WORK_SIZE on it in a child; with
+ * @exec, then execute on it without a pause: 0/-errno.
+ */
+static int workload_start(struct workload *w, const char *path, unsigned int nc, bool exec)
 {
 	int ready[2], go[2], err = 0;
 	ssize_t n;
@@ -441,8 +469,6 @@ static int workload_start(struct workload *w, const char *path, unsigned int nc)
 	if (w->pid < 0)
 		return -errno;
 	if (!w->pid) {
-		__u64 off;
-		__u32 h;
 		char c;
 		int fd;
 
@@ -452,10 +478,18 @@ static int workload_start(struct workload *w, const char *path, unsigned int nc)
 		err = fd < 0 ? errno : 0;
 		if (!err)
 			err = -neuron_reserve(fd, 1ULL << nc);
-		if (!err)
-			err = -neuron_alloc(fd, NEURON_MEM_DEVICE, WORK_SIZE, nc, &h, &off);
+		if (!err) {
+			struct neuron_mem_alloc a;
+
+			/* Tensors: the usage table's TENSORS column. */
+			neuron_mem_alloc_prep(&a, NEURON_MEM_DEVICE, WORK_SIZE, nc);
+			a.usage = NEURON_MEM_USAGE_TENSORS;
+			err = -neuron_mem_alloc_req(fd, &a);
+		}
 		if (write(ready[1], &err, sizeof(err)) != sizeof(err))
 			_exit(1);
+		if (exec && !err)
+			_exit(workload_exec(fd, nc, go[0]) ? 2 : 0);
 		while (read(go[0], &c, 1) > 0)
 			;
 		_exit(0);
@@ -533,17 +567,26 @@ static bool rows_proc(const struct screen *s, const struct expect *e)
 	return scr_find(s, w, ARRAY_SIZE(w)) >= 0;
 }
 
+static bool rows_usage(const struct screen *s, const struct expect *e)
+{
+	/* DEV:NC PID TENSORS CONSTS CODE SCRATCH RUNTIME OTHER */
+	const char *const w[] = { e->nc, e->pid, WORK_SIZE_STR, "0B", "0B", "0B", "0B", "0B" };
+
+	return scr_find(s, w, ARRAY_SIZE(w)) >= 0;
+}
+
 static bool workload_shown(const struct screen *s, void *arg)
 {
 	const struct expect *e = arg;
 
-	return rows_dev(s, e) && rows_nc(s, e) && rows_proc(s, e);
+	return rows_dev(s, e) && rows_nc(s, e) && rows_proc(s, e) && rows_usage(s, e);
 }
 
 /*
- * A child reserves the last NC of the device and allocates 3 MiB charged
- * to it: the device, the NC (reserved, the child's pid, 3.0M) and the
- * process (its pid, the NC, 3.0M) are on the 80x24 screen; q ends the tool
+ * A child reserves the last NC of the device and allocates 3 MiB of
+ * tensors charged to it: the device, the NC (reserved, the child's pid,
+ * 3.0M), the process (its pid, the NC, 3.0M) and the NC's memory by usage
+ * (3.0M of tensors, nothing else) are on the 80x24 screen; q ends the tool
  * with status 0 within 5 s.
  */
 TEST_F(top, shows_workload_and_quits)
@@ -558,7 +601,7 @@ TEST_F(top, shows_workload_and_quits)
 			       "NEURON_CAP_RESERVE and NEURON_CAP_MEM"))
 		return;
 	ASSERT_LT(0U, self->info.nc_count);
-	ASSERT_EQ(0, workload_start(&self->work, self->node.path, nc));
+	ASSERT_EQ(0, workload_start(&self->work, self->node.path, nc, false));
 	snprintf(e.dev, sizeof(e.dev), "%u", self->node.minor);
 	snprintf(e.nc, sizeof(e.nc), "%u:%u", self->node.minor, nc);
 	snprintf(e.pid, sizeof(e.pid), "%d", self->work.pid);
@@ -569,9 +612,9 @@ TEST_F(top, shows_workload_and_quits)
 	/* The screen in the log, as the tool drew it. */
 	scr_log(_metadata, &self->run.scr);
 	if (!shown || !workload_shown(&self->run.scr, &e)) {
-		TH_LOG("device row %d, NC row %d, process row %d (tool %s)",
+		TH_LOG("device row %d, NC row %d, process row %d, usage row %d (tool %s)",
 		       rows_dev(&self->run.scr, &e), rows_nc(&self->run.scr, &e),
-		       rows_proc(&self->run.scr, &e),
+		       rows_proc(&self->run.scr, &e), rows_usage(&self->run.scr, &e),
 		       self->run.pid ? "running" : "ended");
 	}
 	ASSERT_TRUE(self->run.pid > 0);
@@ -584,6 +627,54 @@ TEST_F(top, shows_workload_and_quits)
 	ASSERT_EQ(0, self->run.pid) TH_LOG("still running 5 s after q");
 	ASSERT_TRUE(WIFEXITED(status));
 	ASSERT_EQ(0, WEXITSTATUS(status));
+}
+
+/* The UTIL of NeuronCore e->nc on the screen, in percent; -1 if not shown. */
+static int nc_util(const struct screen *s, const struct expect *e)
+{
+	char row[COLS + 1], *tok[4], *save;
+	int r, k, pct;
+
+	for (r = 0; r < ROWS; r++) {
+		scr_row(s, r, row);
+		/* DEV:NC STATE PID UTIL ... */
+		for (k = 0, tok[0] = strtok_r(row, " ", &save); k < 3 && tok[k]; k++)
+			tok[k + 1] = strtok_r(NULL, " ", &save);
+		if (k == 3 && tok[3] && !strcmp(tok[0], e->nc) && !strcmp(tok[2], e->pid) &&
+		    sscanf(tok[3], "%d%%", &pct) == 1)
+			return pct;
+	}
+	return -1;
+}
+
+static bool util_shown(const struct screen *s, void *arg)
+{
+	return nc_util(s, arg) > 0;
+}
+
+/*
+ * A child executes on the last NC of the device without a pause: its row
+ * shows a UTIL above 0% (the NC's busy time over the refresh interval)
+ * within a few refreshes.
+ */
+TEST_F(top, shows_utilization)
+{
+	unsigned int nc = self->info.nc_count - 1;
+	struct expect e;
+	int status = 0;
+
+	if (neuron_skip_no_cap(_metadata, &self->node, self->info.caps,
+			       NEURON_CAP_RESERVE | NEURON_CAP_MEM | NEURON_CAP_EXEC,
+			       "NEURON_CAP_RESERVE, NEURON_CAP_MEM and NEURON_CAP_EXEC"))
+		return;
+	ASSERT_EQ(0, workload_start(&self->work, self->node.path, nc, true));
+	snprintf(e.nc, sizeof(e.nc), "%u:%u", self->node.minor, nc);
+	snprintf(e.pid, sizeof(e.pid), "%d", self->work.pid);
+	ASSERT_EQ(0, top_start(&self->run, "vt100"));
+	top_read(&self->run, TOP_WAIT_MS, util_shown, &e, &status);
+	scr_log(_metadata, &self->run.scr);
+	EXPECT_LT(0, nc_util(&self->run.scr, &e)) TH_LOG("NC %s of pid %s", e.nc, e.pid);
+	EXPECT_TRUE(self->run.pid > 0) TH_LOG("the tool ended");
 }
 
 /*

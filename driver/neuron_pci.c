@@ -41,9 +41,12 @@ MODULE_PARM_DESC(pci_engines,
 static unsigned int neuron_pci_ready_ms = 20000;
 module_param_named(pci_ready_ms, neuron_pci_ready_ms, uint, 0644);
 MODULE_PARM_DESC(pci_ready_ms,
-		 "with pci_engines: how long probe waits for the firmware to be ready (ms)");
+		 "with pci_engines: how long probe waits for the firmware to be ready (ms, default 20000); then the device is left unbound");
 
-/* How often the routing id is read while the device is not ready. */
+/*
+ * How often the routing id is read while the device is not ready: ours;
+ * the facts' driver reads it up to 20 times 1 s apart (docs/hw-facts.md).
+ */
 #define NEURON_PCI_READY_POLL_MS	100
 
 /**
@@ -125,11 +128,18 @@ static bool neuron_pci_engines_on(const struct neuron_device *nd)
 /*
  * The firmware is ready once the routing id in its misc RAM no longer
  * reads NDHAL_MISC_NOT_READY; it must then be a device number below 64.
+ * Read every NEURON_PCI_READY_POLL_MS for up to pci_ready_ms (read once
+ * here); past that, one error line and -ENODEV: the device stays unbound
+ * (the driver core says nothing more of -ENODEV), and a later bind through
+ * sysfs or a reload of the module tries again. A device that needed to be
+ * waited for says after how long.
  */
 static int neuron_pci_wait_ready(struct neuron_pci *np, const struct ndhal_arch *arch)
 {
-	unsigned long end = jiffies + msecs_to_jiffies(READ_ONCE(neuron_pci_ready_ms));
+	unsigned int bound = READ_ONCE(neuron_pci_ready_ms);
 	u64 reg = arch->silicon->misc_ram + NDHAL_MISC_ROUTING_ID;
+	unsigned long start = jiffies, end = start + msecs_to_jiffies(bound);
+	bool waited = false;
 	u32 id;
 
 	for (;;) {
@@ -138,16 +148,20 @@ static int neuron_pci_wait_ready(struct neuron_pci *np, const struct ndhal_arch 
 			break;
 		if (time_after(jiffies, end)) {
 			dev_err(&np->pdev->dev,
-				"not ready after %u ms (routing id 0x%08x): giving up\n",
-				neuron_pci_ready_ms, id);
-			return -ETIMEDOUT;
+				"firmware not ready after %u ms (routing id 0x%08x): no device (pci_ready_ms)\n",
+				bound, id);
+			return -ENODEV;
 		}
+		waited = true;
 		msleep(NEURON_PCI_READY_POLL_MS);
 	}
 	if (id >= NDHAL_ROUTING_ID_MAX) {
-		dev_err(&np->pdev->dev, "routing id %u out of range\n", id);
+		dev_err(&np->pdev->dev, "routing id %u out of range: no device\n", id);
 		return -ENODEV;
 	}
+	if (waited)
+		dev_info(&np->pdev->dev, "firmware ready after %u ms\n",
+			 jiffies_to_msecs(jiffies - start));
 	return 0;
 }
 

@@ -19,7 +19,9 @@
 #   -P           a PCI device instead of the simulator (the pci tier, under
 #                scripts/vm-pci.sh): load neuron.ko with pci_engines=1 only,
 #                wait for /dev/neuron0, run the programs with
-#                NEURON_DEVICE=/dev/neuron0, then the PCI lifecycle checks
+#                NEURON_DEVICE=/dev/neuron0 and NEURON_DEVMODEL_CTL=/dev/ttyS1
+#                (the device model's control socket, vm-pci.sh), then the
+#                PCI lifecycle checks
 #                (program "neuron_pci_modules": unbind and bind with a file
 #                open, rmmod and insmod) instead of neuron_sim's; with -d,
 #                no KUnit (its suites need neuron_sim.ko) and a marker
@@ -102,7 +104,7 @@ fi
 if [ $pci = 1 ]; then
 	[ -z "$modroot" ] || die "-P takes -k"
 	load='mark "MODE pci"; insmod /neuron.ko pci_engines=1 && wait_node'
-	export_dev='export NEURON_DEVICE=/dev/neuron0'
+	export_dev='export NEURON_DEVICE=/dev/neuron0 NEURON_DEVMODEL_CTL=/dev/ttyS1'
 	lifecycle="/pci-modules.sh"
 	lifecycle_name=neuron_pci_modules
 	unload='rmmod neuron'

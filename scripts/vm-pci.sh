@@ -10,8 +10,12 @@
 # LOG:
 #   ### NEURON DEVMODEL status=N ###   (the model's exit status)
 # which scripts/check.sh judges: the model (the ASan build by default) must
-# exit 0, that is with no error, leak or undefined behaviour. Exits with
-# QEMU's status (124: timed out). Environment: those of vm.sh, and
+# exit 0, that is with no error, leak or undefined behaviour. The model's
+# control socket (docs/devmodel.md, "Control protocol") is the guest's
+# second serial port: QEMU connects to it as a client, so what the guest
+# writes to /dev/ttyS1 (raw, no echo) are commands and it reads the answers
+# there (scripts/tests/neuron_pci_ready sets the model not ready that way).
+# Exits with QEMU's status (124: timed out). Environment: those of vm.sh, and
 #   NEURON_VM_IOMMU     1: a vIOMMU (intel-iommu with caching mode, which
 #                       QEMU's vfio-user client needs), intel_iommu=on and
 #                       no_timer_check
@@ -50,15 +54,17 @@ mem=${NEURON_VM_MEM:-1G}
 
 # shellcheck disable=SC2086 # NEURON_DEVMODEL_ARGS: words on purpose
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	"$model" -s "$sock/vfu.sock" -p "$pers" ${NEURON_DEVMODEL_ARGS:-} >"$log.model" 2>&1 &
+	"$model" -s "$sock/vfu.sock" -c "$sock/ctl.sock" -p "$pers" ${NEURON_DEVMODEL_ARGS:-} \
+	>"$log.model" 2>&1 &
 mpid=$!
-for _ in $(seq 100); do [ -S "$sock/vfu.sock" ] && break; sleep 0.1; done
-[ -S "$sock/vfu.sock" ] || { kill $mpid 2>/dev/null; die "the device model did not start: $log.model"; }
+# (the model listens on the vfio-user socket first, then the control one)
+for _ in $(seq 100); do [ -S "$sock/ctl.sock" ] && break; sleep 0.1; done
+[ -S "$sock/ctl.sock" ] || { kill $mpid 2>/dev/null; die "the device model did not start: $log.model"; }
 
 qemu=("$NEURON_TOP/scripts/qemu11.sh" -b "$sock" -b "$kdir" -b "$idir" --
 	-machine q35,memory-backend=mem -accel "${NEURON_VM_ACCEL:-tcg}"
 	-object "memory-backend-memfd,id=mem,size=$mem,share=on" -m "$mem" -smp 2
-	-nodefaults -display none -serial stdio -no-reboot -nic none
+	-nodefaults -display none -serial stdio -serial "unix:$sock/ctl.sock" -no-reboot -nic none
 	"${iommu[@]}"
 	-kernel "$kdir/${kernel##*/}" -initrd "$idir/${initrd##*/}" -append "$append"
 	-device "{\"driver\":\"vfio-user-pci\",\"socket\":{\"path\":\"$sock/vfu.sock\",\"type\":\"unix\"}}")

@@ -116,7 +116,7 @@ struct blk {
 
 struct dev_opts {
 	const char *pers;
-	int64_t not_ready_ms;		/* < 0: forever */
+	int64_t not_ready_ms;		/* from power-on and each PCI reset; < 0: forever */
 	bool sync;			/* run engines inline (tests, fuzzing) */
 	uint32_t routing_id;
 	uint64_t serial;

@@ -15,7 +15,8 @@ static void usage(FILE *f)
 		"  -s, --socket PATH         vfio-user socket to listen on\n"
 		"  -p, --personality NAME    trn1 (1d0f:7164, v2) or trn2 (1d0f:7364, v3); default trn1\n"
 		"  -c, --control PATH        control socket (fault injection, stats)\n"
-		"      --not-ready-ms N|forever  routing id reads 0xDEADBEEF for N ms (default 0)\n"
+		"      --not-ready-ms N|-1   routing id reads 0xDEADBEEF for N ms from power-on and from\n"
+		"                            each PCI reset; -1 (or forever): never ready (default 0)\n"
 		"      --routing-id N        routing id once ready (default 0, must be < 64)\n"
 		"      --serial N            64-bit serial number (default 0x0000000123456789)\n"
 		"      --fw-api-version N    misc RAM firmware API version (default 1)\n"
@@ -74,7 +75,7 @@ int main(int argc, char **argv)
 			sopt.ctl_path = optarg;
 			break;
 		case 1:
-			if (!strcmp(optarg, "forever"))
+			if (!strcmp(optarg, "forever") || !strcmp(optarg, "-1"))
 				dopt.not_ready_ms = -1;
 			else if (parse_u64(optarg, 86400000, &v))
 				goto bad;

@@ -49,8 +49,8 @@ void misc_reset(struct dev *d, bool power_on)
 	d->reset_pending = false;
 	d->pend_req = d->pend_map = 0;
 	d->busy_until = 0;
-	if (power_on)
-		d->ready_at = d->o.not_ready_ms < 0 ? NEVER : now_ms() + (uint64_t)d->o.not_ready_ms;
+	/* not ready again for --not-ready-ms, from power-on and each PCI reset */
+	d->ready_at = d->o.not_ready_ms < 0 ? NEVER : now_ms() + (uint64_t)d->o.not_ready_ms;
 }
 
 bool fw_ready(struct dev *d)

@@ -42,7 +42,9 @@ static int connect_to(const char *path)
 	return fd;
 }
 
-static int srv_start(struct srv *s, const char *pers)
+/* Start the server as a trn1 or trn2, with one more option and its value
+ * (opt NULL: none). */
+static int srv_start(struct srv *s, const char *pers, const char *opt, const char *val)
 {
 	memset(s, 0, sizeof(*s));
 	strcpy(s->dir, "/tmp/devmodel-e2e-XXXXXX");
@@ -53,7 +55,7 @@ static int srv_start(struct srv *s, const char *pers)
 	s->pid = fork();
 	if (s->pid == 0) {
 		execl(t_server_path, t_server_path, "-s", s->sock, "-c", s->ctl, "-p", pers, "-q",
-		      (char *)NULL);
+		      opt, val, (char *)NULL);
 		_exit(127);
 	}
 	for (int i = 0; i < 200; i++) {
@@ -224,7 +226,7 @@ static void copy_through_socket(void)
 	uint64_t t0;
 	char text[4096];
 
-	if (srv_start(&s, "trn1") || gmem_new(&g, 16 << 20)) {
+	if (srv_start(&s, "trn1", NULL, NULL) || gmem_new(&g, 16 << 20)) {
 		CHECK(!"server start");
 		return;
 	}
@@ -315,7 +317,7 @@ static void malformed_closes(void)
 	uint8_t junk[16] = { 0 };
 	char c;
 
-	if (srv_start(&s, "trn2")) {
+	if (srv_start(&s, "trn2", NULL, NULL)) {
 		CHECK(!"server start");
 		return;
 	}
@@ -333,7 +335,7 @@ static void quit_via_control(void)
 	struct srv s;
 	char text[256];
 
-	if (srv_start(&s, "trn1")) {
+	if (srv_start(&s, "trn1", NULL, NULL)) {
 		CHECK(!"server start");
 		return;
 	}
@@ -345,9 +347,62 @@ static void quit_via_control(void)
 	srv_cleanup(&s);
 }
 
+/* Exit status of the server run with opt and val, then --help. */
+static int srv_options(const char *opt, const char *val)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+			_exit(126);
+		execl(t_server_path, t_server_path, opt, val, "--help", (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* --not-ready-ms -1: never ready, not after a PCI reset either; a number
+ * starts again at each PCI reset (VFIO_USER_DEVICE_RESET). */
+static void not_ready_option(void)
+{
+	static const char *const bad[] = { "-2", "forever!", "86400001", "" };
+	const uint64_t routing_id = 0x30FA0000 + 0x024;	/* trn1 misc RAM */
+	struct srv s;
+	struct mb m;
+	char text[256];
+
+	CHECK_EQ(srv_options("--not-ready-ms", "-1"), 0);
+	CHECK_EQ(srv_options("--not-ready-ms", "forever"), 0);
+	CHECK_EQ(srv_options("--not-ready-ms", "250"), 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK_EQ(srv_options("--not-ready-ms", bad[i]), 2);
+	if (srv_start(&s, "trn1", "--not-ready-ms", "-1")) {
+		CHECK(!"server start");
+		return;
+	}
+	mb_version(&m, 0, qemu_caps);
+	CHECK_EQ(call(&s, &m, NULL, 0, NULL, 0, NULL), 0);
+	CHECK_EQ(bar0_read(&s, routing_id), 0xDEADBEEF);
+	CHECK_EQ(ctl(&s, "not-ready 0\n", text, sizeof(text)), 0);
+	CHECK(!strcmp(text, "ok\n"));
+	CHECK_EQ(bar0_read(&s, routing_id), 0);
+	mb_start(&m, 0, VFU_DEVICE_RESET, 0);
+	mb_end(&m);
+	CHECK_EQ(call(&s, &m, NULL, 0, NULL, 0, NULL), 0);
+	CHECK_EQ(bar0_read(&s, routing_id), 0xDEADBEEF);
+	close(s.fd);
+	s.fd = -1;
+	CHECK_EQ(srv_wait(&s), 0);
+	srv_cleanup(&s);
+}
+
 const struct test e2e_tests[] = {
 	{ "e2e.copy_through_socket", copy_through_socket },
 	{ "e2e.malformed_closes", malformed_closes },
 	{ "e2e.quit_via_control", quit_via_control },
+	{ "e2e.not_ready_option", not_ready_option },
 	{ NULL, NULL },
 };

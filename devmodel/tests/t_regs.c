@@ -67,10 +67,30 @@ static void readiness(void)
 	CHECK_EQ(atomic_load(&d->st.mbox_ignored), 1);
 	ctl_exec(d, "not-ready 0", out, sizeof(out));
 	CHECK_EQ(rd(d, MISC1 + 0x024), 3);
+	/* a PCI reset (VFIO_USER_DEVICE_RESET) starts the window again */
+	t0 = now_ms();
+	dev_pci_reset(d);
+	CHECK_EQ(rd(d, MISC1 + 0x024), 0xDEADBEEF);
+	while (rd(d, MISC1 + 0x024) == 0xDEADBEEF && now_ms() - t0 < 3000)
+		sleep_us(5000);
+	CHECK(now_ms() - t0 >= 140);
+	CHECK_EQ(rd(d, MISC1 + 0x024), 3);
 	dev_destroy(d);
 	o.not_ready_ms = -1;
 	d = dev_create(&o);
 	CHECK_EQ(rd(d, MISC1 + 0x024), 0xDEADBEEF);
+	ctl_exec(d, "not-ready 0", out, sizeof(out));
+	CHECK_EQ(rd(d, MISC1 + 0x024), 3);
+	/* never ready again after a PCI reset */
+	dev_pci_reset(d);
+	sleep_us(20000);
+	CHECK_EQ(rd(d, MISC1 + 0x024), 0xDEADBEEF);
+	dev_destroy(d);
+	/* without the option, a PCI reset leaves the device ready */
+	o.not_ready_ms = 0;
+	d = dev_create(&o);
+	dev_pci_reset(d);
+	CHECK_EQ(rd(d, MISC1 + 0x024), 3);
 	dev_destroy(d);
 }
 

@@ -129,7 +129,7 @@ FIXTURE_SETUP(defects)
 	neuron_setup_node(_metadata, &self->node, "v2", 128);
 	ASSERT_EQ(0, neuron_query_info(self->node.fd, &self->info, NULL));
 	if (!(self->info.caps & NEURON_CAP_RESERVE) || !(self->info.caps & NEURON_CAP_NOTIFY))
-		SKIP(return, "needs NEURON_CAP_RESERVE and NEURON_CAP_NOTIFY");
+		NEURON_SKIP_SETUP("needs NEURON_CAP_RESERVE and NEURON_CAP_NOTIFY");
 }
 
 FIXTURE_TEARDOWN(defects)

@@ -34,7 +34,7 @@ FIXTURE_SETUP(res)
 	neuron_setup_node(_metadata, &self->node, variant->name, 64);
 	ASSERT_EQ(0, neuron_query_info(self->node.fd, &self->info, NULL));
 	if (!(self->info.caps & NEURON_CAP_RESERVE))
-		SKIP(return, "%s has no NEURON_CAP_RESERVE", self->node.path);
+		NEURON_SKIP_SETUP("%s has no NEURON_CAP_RESERVE", self->node.path);
 	self->fd2 = open(self->node.path, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->fd2);
 }

@@ -308,7 +308,7 @@ $load
 mark "LOAD status=\$?"
 $export_dev
 for t in $(for p in "$@"; do printf '/tests/%s ' "${p##*/}"; done); do
-	timeout 300 "\$t" >/tmp/out 2>&1
+	timeout ${NEURON_VM_PROG_TIMEOUT:-300} "\$t" >/tmp/out 2>&1
 	rc=\$?
 	mark "BEGIN \${t##*/}"
 	cat /tmp/out

@@ -381,6 +381,8 @@ debug_tier() {
 	check "neuron_fuzz build (clang, libFuzzer)" "$ok" "$d/fuzz-build.log"
 	[ "$ok" != 0 ] || fzx=(-x "$d/fuzz/neuron_fuzz" -x "$d/fuzz/neuron_fuzz_corpus.tar"
 		-x "$d/fuzz/neuron_fuzz.conf") fz=("$d/fuzz/neuron_fuzz_vm")
+	# neuron_fuzz is dynamic: the VM needs an install tree (-l) for its libraries.
+	[ "$ok" != 0 ] || [ ${#shim_opt[@]} -gt 0 ] || fzx+=(-l "$d/fuzz/root")
 	# 32-bit programs only if the kernel runs them (IA32 emulation).
 	! grep -q '^CONFIG_IA32_EMULATION=y' "$KDIR/.config" 2>/dev/null ||
 		p32=("${progs32[@]}")

@@ -38,7 +38,7 @@ fi
 log "booting the debug kernel: neuron_fuzz ($(cat "$RUN/fuzz/neuron_fuzz.conf")), at most $limit s"
 rc=0
 NEURON_VM_MEM=1G NEURON_VM_PROG_TIMEOUT=$limit NEURON_VM_TIMEOUT=${NEURON_VM_TIMEOUT:-$((limit + 900))} \
-	vm_test "$IMAGE" "$RUN/vm" -k "$b/neuron.ko" -d "$b/neuron_kunit.ko" \
+	vm_test "$IMAGE" "$RUN/vm" -k "$b/neuron.ko" -d "$b/neuron_kunit.ko" -l "$RUN/fuzz/root" \
 	-x "$RUN/fuzz/neuron_fuzz" -x "$RUN/fuzz/neuron_fuzz_corpus.tar" \
 	-x "$RUN/fuzz/neuron_fuzz.conf" "$RUN/fuzz/neuron_fuzz_vm" || rc=1
 program_output "$RUN/vm/serial.log" neuron_fuzz_vm

@@ -33,6 +33,8 @@
 #                of every shared library that the programs and the
 #                libraries in it need (ldd), at the same paths, so dynamic
 #                programs run as on an installed system
+# Each PROGRAM may run NEURON_VM_PROG_TIMEOUT seconds (default 300; the
+# fuzzer's soak, scripts/fuzz.sh, sets more).
 # Serial log protocol (read by scripts/verdict.sh), each marker on its own line:
 #   ### NEURON LOAD status=N ###
 #   ### NEURON BEGIN <program> ###  its stdout+stderr  ### NEURON END <program> status=N ###

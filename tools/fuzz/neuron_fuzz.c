@@ -632,7 +632,11 @@ static void op_mem_alloc(struct nf_in *in)
 	a.nc = U8(in) % 10;
 	a.channel = PICK(in, chans);
 	a.flags = nf_rare(in);
+#ifdef NEURON_MEM_USAGE_COUNT
+	a.usage = nf_small(in, NEURON_MEM_USAGE_COUNT + 1);	/* uapi 1.1: the category */
+#else
 	a.pad = nf_rare(in);
+#endif
 	fd = nf_fd(in);
 	if (!nf_ioctl("MEM_ALLOC", fd, NEURON_IOCTL_MEM_ALLOC, &a))
 		nf_add(st.mem, &st.nmem, (struct nf_obj){ a.handle, a.mmap_offset, a.size, 0 });

@@ -4,6 +4,9 @@
 #                 or for KDIR=<headers>
 # make check      the whole test loop in QEMU (scripts/check.sh)
 # make coverage   line coverage of driver/ by the debug-kernel tests
+# make fuzz       soak the driver with the coverage-guided fuzzer on the
+#                 debug kernel: CALLS calls (default 1000000), then which
+#                 handlers it reached (scripts/fuzz.sh, docs/testing.md)
 # make bench      data-path ratios in the VM (docs/performance.md)
 # make demo       boot a VM with two simulated devices, query them and run
 #                 the example MLP through libnrt.so.1 on four NeuronCores
@@ -61,6 +64,10 @@ demo:
 
 coverage:
 	@scripts/coverage.sh
+
+CALLS ?= 1000000
+fuzz:
+	@scripts/fuzz.sh $(CALLS)
 
 # docs/privilege-model.md and the tests agree (host only, seconds).
 privilege-table:
@@ -134,5 +141,5 @@ install-uapi:
 		'Version: $(VERSION)' \
 		'Cflags: -I$${includedir}/neuron' > $(DESTDIR)$(PKGDATADIR)/neuron-uapi.pc
 
-.PHONY: all modules clean check demo coverage privilege-table syz-check syz-const bench shim install tools \
+.PHONY: all modules clean check demo coverage fuzz privilege-table syz-check syz-const bench shim install tools \
 	install-tools install-dkms install-udev install-uapi

@@ -9,6 +9,7 @@
 #   sparse      sparse (C=2) on every source file; any warning/error fails
 #   checkpatch  checkpatch.pl --strict on driver/ and uapi/ C files
 #   checkpatch-userspace  the same on selftests/ and tools/ C files
+#   checkpatch-fuzz  the same on tools/fuzz (the names libFuzzer fixes allowed)
 #   checkpatch-libshim  the same on libshim/ and examples/ (userspace rules)
 #   uapi-c99, uapi-m32, uapi-c++
 #               the uapi headers compile alone in userspace, in C99 (64 and
@@ -146,7 +147,7 @@ run_checkpatch() {
 		cp "$SRC/$f" "$cp/$intree"
 		files+=("$intree")
 	done < <(cd "$SRC" && for d in "$@"; do
-		[ -d "$d" ] && find "$d" -name '*.[ch]' -type f; done | sort)
+		[ -d "$d" ] && find "$d" -name '*.[ch]' -type f ! -path "${CP_SKIP:-/}*"; done | sort)
 	if [ ${#files[@]} -eq 0 ]; then
 		report "$name" "skipped (no C files in $*)"
 		return
@@ -166,7 +167,13 @@ run_checkpatch() {
 	fi
 }
 run_checkpatch checkpatch driver uapi
-run_checkpatch checkpatch-userspace selftests tools
+CP_SKIP=tools/fuzz/ run_checkpatch checkpatch-userspace selftests tools
+# The fuzzer (tools/fuzz): libFuzzer's entry points have fixed mixed-case
+# names (CAMELCASE), its extra counters need the section attribute and
+# userspace has no __section() or __printf() (PREFER_DEFINED_ATTRIBUTE_MACRO);
+# PICK() takes its table twice, for its size (MACRO_ARG_REUSE).
+CP_IGNORE=CAMELCASE,PREFER_DEFINED_ATTRIBUTE_MACRO,MACRO_ARG_REUSE \
+	run_checkpatch checkpatch-fuzz tools/fuzz
 # The nrt_* library and its examples: userspace C in kernel style. The
 # SDK's API mandates its typedefs (NEW_TYPEDEFS) and C types; the log lines
 # name the API function a caller called, on purpose (EMBEDDED_FUNCTION_NAME);

@@ -35,6 +35,8 @@
 #                of every shared library that the programs and the
 #                libraries in it need (ldd), at the same paths, so dynamic
 #                programs run as on an installed system
+# Each PROGRAM may run NEURON_VM_PROG_TIMEOUT seconds (default 300; the
+# fuzzer's soak, scripts/fuzz.sh, sets more).
 # Serial log protocol (read by scripts/verdict.sh), each marker on its own line:
 #   ### NEURON LOAD status=N ###
 #   ### NEURON BEGIN <program> ###  its stdout+stderr  ### NEURON END <program> status=N ###
@@ -310,7 +312,7 @@ $load
 mark "LOAD status=\$?"
 $export_dev
 for t in $(for p in "$@"; do printf '/tests/%s ' "${p##*/}"; done); do
-	timeout 300 "\$t" >/tmp/out 2>&1
+	timeout ${NEURON_VM_PROG_TIMEOUT:-300} "\$t" >/tmp/out 2>&1
 	rc=\$?
 	mark "BEGIN \${t##*/}"
 	cat /tmp/out

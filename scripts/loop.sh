@@ -11,7 +11,7 @@ BUILD="$NEURON_TOP/build"
 loop_prereqs() {
 	need_pkgs qemu-system-x86 busybox-static cpio kmod gcc make libc6-dev \
 		gcc-multilib libc6-dev-i386 binutils bc xz-utils zstd dwarves \
-		linux-source-6.1 g++ pkg-config libarchive-dev zlib1g-dev clang \
+		linux-source-6.1 g++ pkg-config libarchive-dev zlib1g-dev clang clang-14 libclang-rt-14-dev \
 		libnl-3-dev libnl-genl-3-dev libncurses-dev ncurses-base
 }
 

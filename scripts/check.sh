@@ -344,23 +344,26 @@ if tier distro && run_optional deb-build "$S/deb-build.sh" "$DEBS" && [ -n "${KR
 	fi
 fi
 
-# gcov_build DIR BUILD WHAT: neuron.ko, neuron_sim.ko and neuron_kunit.ko for
-# the debug kernel with gcov into BUILD (logs in DIR), one check; WHAT
-# ends the check's name.
+# gcov_build DIR BUILD WHAT [MAKE_ARG...]: neuron.ko, neuron_sim.ko and
+# neuron_kunit.ko for the debug kernel with gcov into BUILD (logs in DIR),
+# one check; WHAT ends the check's name.
 gcov_build() {
 	local ok
 	mkdir -p "$1"
 	log "$KRELEASE: building neuron.ko and neuron_kunit.ko with gcov$3"
-	module_build "$KDIR" "$2" "$1/build.log" NEURON_GCOV=1 && ok=0 || ok=1
+	module_build "$KDIR" "$2" "$1/build.log" NEURON_GCOV=1 "${@:4}" && ok=0 || ok=1
 	check "$KRELEASE build$3 (KUnit, gcov; warnings and errors fail)" "$ok" "$1/build.log"
 	return "$ok"
 }
 
 # The debug tier: one boot of the debug kernel. Lock-order checking sees
 # the normal paths (selftests) before the error paths (neuron_fault) and the
-# KUnit suites: the first KASAN report would turn lockdep off.
+# KUnit suites: the first KASAN report would turn lockdep off. The modules
+# have KCOV too (NEURON_KCOV=1): after the selftests, the fuzzer's bounded
+# run (tools/fuzz/neuron_fuzz_vm: NEURON_FUZZ_RUNS executions from the seed
+# corpus, then the proof that its accounting check fails on a leak).
 debug_tier() {
-	local d b p32=()
+	local d b p32=() fzx=() fz=()
 	log "debug kernel: building it or reusing the cached one (scripts/debug-kernel.sh)"
 	if ! debug_env "$RUN/debug-kernel.log"; then
 		check "debug kernel build" 1 "$RUN/debug-kernel.log"
@@ -370,16 +373,25 @@ debug_tier() {
 	# The build stays in the run's folder: its .gcno files must match the
 	# .gcda files of this boot (make coverage), whatever runs later.
 	d="$RUN/$KRELEASE" b="$RUN/$KRELEASE/module"
-	gcov_build "$d" "$b" "" && ok=0 || ok=1
+	gcov_build "$d" "$b" "" NEURON_KCOV=1 && ok=0 || ok=1
 	line="$KRELEASE (debug): build $(word "$ok")"
+	log "$KRELEASE: building neuron_fuzz (clang, libFuzzer)"
+	make -C "$SRC/tools/fuzz" O="$d/fuzz" >"$d/fuzz-build.log" 2>&1 &&
+		echo "RUNS=${NEURON_FUZZ_RUNS:-300}" >"$d/fuzz/neuron_fuzz.conf" && ok=0 || ok=1
+	check "neuron_fuzz build (clang, libFuzzer)" "$ok" "$d/fuzz-build.log"
+	[ "$ok" != 0 ] || fzx=(-x "$d/fuzz/neuron_fuzz" -x "$d/fuzz/neuron_fuzz_corpus.tar"
+		-x "$d/fuzz/neuron_fuzz.conf") fz=("$d/fuzz/neuron_fuzz_vm")
+	# neuron_fuzz is dynamic: the VM needs an install tree (-l) for its libraries.
+	[ "$ok" != 0 ] || [ ${#shim_opt[@]} -gt 0 ] || fzx+=(-l "$d/fuzz/root")
 	# 32-bit programs only if the kernel runs them (IA32 emulation).
 	! grep -q '^CONFIG_IA32_EMULATION=y' "$KDIR/.config" 2>/dev/null ||
 		p32=("${progs32[@]}")
 	if [ -f "$b/neuron.ko" ] && [ -f "$b/neuron_kunit.ko" ] && [ -e "${progs[0]}" ]; then
 		NEURON_VM_MEM=512M NEURON_VM_TIMEOUT=${NEURON_VM_TIMEOUT:-1500} \
 			vm_check "$KRELEASE" "$IMAGE" "$d" -k "$b/neuron.ko" \
-				-d "$b/neuron_kunit.ko" "${shim_opt[@]}" "${xtools[@]}" "${progs[@]}" "${p32[@]}" \
-				"${shim_progs[@]}" "${fault[@]}" ${p32[0]:+"${fault32[@]}"}
+				-d "$b/neuron_kunit.ko" "${shim_opt[@]}" "${xtools[@]}" ${fzx[0]:+"${fzx[@]}"} \
+				"${progs[@]}" "${p32[@]}" "${shim_progs[@]}" ${fz[0]:+"${fz[@]}"} \
+				"${fault[@]}" ${p32[0]:+"${fault32[@]}"}
 		line+=", $VM_SUMMARY"
 		gcov_unpack "$d/serial.log" "$b" 2>"$d/coverage.txt" &&
 			coverage_table "$b" >>"$d/coverage.txt" 2>&1 && ok=0 || ok=1

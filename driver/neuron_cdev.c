@@ -178,7 +178,12 @@ static int neuron_open(struct inode *inode, struct file *file)
 	struct neuron_file *nf;
 	int idx;
 
-	nf = kzalloc(sizeof(*nf), GFP_KERNEL);
+	/*
+	 * Charged to the opener's memory cgroup: with its figures by usage per
+	 * NC, a file's state is about 4 KiB, and opens are bounded only by
+	 * RLIMIT_NOFILE.
+	 */
+	nf = kzalloc(sizeof(*nf), GFP_KERNEL_ACCOUNT);
 	if (!nf)
 		return -ENOMEM;
 	if (!neuron_dev_enter(nd, &idx)) {

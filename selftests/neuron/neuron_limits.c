@@ -376,6 +376,29 @@ TEST_F(limits, host_memory_charged_to_memcg)
 	EXPECT_EQ(0, neuron_notify_teardown(self->node.fd, 0, 0));
 	after = cg_current(cg);
 	EXPECT_GE(before + CG_SLACK, after) TH_LOG("before %lld, after %lld", before, after);
+	/*
+	 * 1024 more opens of the node: the driver's state of each (about
+	 * 4 KiB, with its memory by usage per NC) is charged too, so at least
+	 * 2 MiB more; the VFS's own objects of a file are far less.
+	 */
+	{
+		struct rlimit nofile = { 2048, 2048 };
+		int fds[1024], i, n = 0;
+
+		ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &nofile));
+		before = cg_current(cg);
+		for (i = 0; i < 1024; i++) {
+			fds[i] = open(self->node.path, O_RDWR | O_CLOEXEC);
+			n += fds[i] >= 0;
+		}
+		during = cg_current(cg);
+		EXPECT_EQ(1024, n);
+		EXPECT_LE(before + (2 << 20), during)
+			TH_LOG("1024 opens: before %lld, during %lld", before, during);
+		for (i = 0; i < 1024; i++)
+			if (fds[i] >= 0)
+				close(fds[i]);
+	}
 
 	/* Back to the root cgroup, which holds no limit. */
 	snprintf(path, sizeof(path), "%s/cgroup.procs", root);

@@ -117,8 +117,14 @@ int nq_notify(struct dev *d, unsigned blk, unsigned slot, uint16_t type, uint16_
 	at = slot_base(b, slot) + (uint64_t)(s->seq % (slot_size(b, slot) / 16)) * 16;
 	dmamap_rdlock(&d->dma);
 	r = dev_xlate(d, at, sizeof(ent), true, &ptr, &why);
-	if (!r)
-		memcpy(ptr, ent, sizeof(ent));
+	if (!r) {
+		uint32_t seq;
+
+		/* seq last: an entry whose seq is its index is whole (model) */
+		memcpy((uint8_t *)ptr + 4, ent + 4, sizeof(ent) - 4);
+		memcpy(&seq, ent, 4);
+		__atomic_store_n((uint32_t *)ptr, seq, __ATOMIC_RELEASE);
+	}
 	dmamap_unlock(&d->dma);
 	if (r) {
 		snprintf(err, errlen, "entry address: %s", why);

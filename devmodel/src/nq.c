@@ -59,8 +59,21 @@ static void slot_validate(struct dev *d, struct nq_block *b, unsigned i)
 	if (!is_pow2(size) || size < 16) {
 		snprintf(s->why, sizeof(s->why), "size %u is not a power of two >= 16", size);
 	} else if (pers_host_addr(d->p, base, &dma)) {
+		uint64_t at = base, left = size, avail = 0;
+
+		/* A range the client mapped in pieces (an IOMMU) is one too. */
 		dmamap_rdlock(&d->dma);
-		r = dev_xlate(d, base, size, true, &ptr, &why);
+		do {
+			r = dev_xlate_part(d, at, left, true, &ptr, &avail, &why);
+			if (!r && !avail) {
+				r = -1;
+				why = "empty DMA map";
+			}
+			if (!r) {
+				at += avail;
+				left -= avail;
+			}
+		} while (!r && left);
 		dmamap_unlock(&d->dma);
 		if (r)
 			snprintf(s->why, sizeof(s->why), "host memory: %s", why);

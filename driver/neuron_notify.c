@@ -406,8 +406,10 @@ static bool neuron_notify_refresh_locked(struct neuron_notify_queue *q)
 	if (!neuron_notify_head_valid(q->tail, q->head, head, q->entries)) {
 		q->error = -EIO;
 		dev_err_ratelimited(&q->nd->dev,
-				    "notification queue nc %u type %u: device wrote head %u (tail %u, head %u, %u entries); queue stopped\n",
-				    q->nc, q->type, head, q->tail, q->head, q->entries);
+				    "notification queue nc %u type %u: device %s head %u (tail %u, head %u, %u entries); queue stopped\n",
+				    q->nc, q->type,
+				    polled ? "overwrote an unread entry:" : "wrote",
+				    head, q->tail, q->head, q->entries);
 		trace_neuron_notify(q->nd->minor, q->nc, q->type, head, q->tail,
 				    overflow, q->error);
 		return true;

@@ -493,8 +493,9 @@ static void neuron_pci_nq_write(struct neuron_device *nd, u32 nc, u32 type,
 
 /*
  * The device writes the entries only (ndhal_ops.notify_polled): it is
- * given their address (@iova: they alone are mapped) and bytes. What silicon writes there is not public
- * (docs/uapi.md); the device model writes struct neuron_notify_entry.
+ * given their address (@iova: they alone are mapped) and bytes. What
+ * silicon writes there is not public (docs/uapi.md); the device model
+ * writes struct neuron_notify_entry.
  */
 static int neuron_pci_notify_init(struct neuron_device *nd, u32 nc, u32 type,
 				  u64 iova, u32 entries, u32 key)

@@ -372,6 +372,7 @@ static u32 neuron_notify_scan_locked(struct neuron_notify_queue *q)
 	const struct neuron_notify_entry *e;
 	u32 head = q->head;
 
+	lockdep_assert_held(&q->lock);
 	while (head - q->tail <= q->entries) {
 		e = neuron_notify_entry_at(q->pages, q->entries, head);
 		/* Pairs with the device's ordered write of seq after the rest. */

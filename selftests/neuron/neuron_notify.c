@@ -79,7 +79,7 @@ FIXTURE_SETUP(notify)
 	pci_nc_count = self->info.nc_count;
 	if ((!self->node.created && !on_pci) || !(self->info.caps & NEURON_CAP_NOTIFY)) {
 		neuron_node_release(&self->node);
-		NEURON_SKIP_SETUP("needs a simulated device or a device model with NEURON_CAP_NOTIFY");
+		NEURON_SKIP_SETUP("needs a simulated device or a model with NEURON_CAP_NOTIFY");
 	}
 }
 

@@ -171,8 +171,9 @@ static int neuron_hal_check(const struct ndhal *hal)
 	if (hal->arch->dram_channels > NEURON_MAX_DRAM_CHANNELS)
 		return -EINVAL;
 	if ((hal->caps & NEURON_CAP_NOTIFY) &&
-	    (!ops->notify_init || !ops->notify_fini || !ops->notify_consume ||
-	     !ops->dma_map || !ops->irq_request))
+	    (!ops->notify_init || !ops->notify_fini || !ops->dma_map ||
+	     (ops->notify_polled && (!ops->dma_map_block || !ops->dma_unmap_block)) ||
+	     (!ops->notify_polled && (!ops->notify_consume || !ops->irq_request))))
 		return -EINVAL;
 	return 0;
 }

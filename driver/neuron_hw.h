@@ -65,6 +65,11 @@ static inline u32 neuron_hw_sem_poll_us(const struct neuron_device *nd)
 	return nd->hal->ops->sem_poll_us;
 }
 
+static inline bool neuron_hw_notify_polled(const struct neuron_device *nd)
+{
+	return nd->hal->ops->notify_polled;
+}
+
 static inline int neuron_hw_init(struct neuron_device *nd)
 {
 	neuron_hw_assert(nd);
@@ -106,6 +111,20 @@ static inline int neuron_hw_dma_map(struct neuron_device *nd, struct page **page
 {
 	neuron_hw_assert(nd);
 	return nd->hal->ops->dma_map(nd, pages, npages, addrs);
+}
+
+static inline int neuron_hw_dma_map_block(struct neuron_device *nd, struct page *page,
+					  unsigned long npages, u64 *addr)
+{
+	neuron_hw_assert(nd);
+	return nd->hal->ops->dma_map_block(nd, page, npages, addr);
+}
+
+static inline void neuron_hw_dma_unmap_block(struct neuron_device *nd,
+					     unsigned long npages, u64 addr)
+{
+	neuron_hw_assert(nd);
+	nd->hal->ops->dma_unmap_block(nd, npages, addr);
 }
 
 static inline void neuron_hw_dma_unmap(struct neuron_device *nd,

@@ -80,6 +80,49 @@ struct page **neuron_pages_alloc(unsigned long npages)
 EXPORT_SYMBOL_NS_GPL(neuron_pages_alloc, NEURON_NS);
 
 /**
+ * neuron_pages_alloc_block() - neuron_pages_alloc(), from page @first on contiguous
+ * @npages: how many.
+ * @first: pages before the block; the @npages - @first others, a power of
+ *	two, are physically contiguous (one block, split into single pages).
+ *
+ * Return: the array of pages (free with neuron_pages_free()), or NULL.
+ */
+struct page **neuron_pages_alloc_block(unsigned long npages, unsigned long first)
+{
+	unsigned int order = ilog2(npages - first);
+	struct page **pages, *block;
+	unsigned long i;
+
+	if (WARN_ON_ONCE(first >= npages || !is_power_of_2(npages - first)))
+		return NULL;
+	pages = kvcalloc(npages, sizeof(*pages), NEURON_GFP_USER);
+	if (!pages)
+		return NULL;
+	block = alloc_pages(NEURON_GFP_USER | __GFP_ZERO, order);
+	if (!block) {
+		kvfree(pages);
+		return NULL;
+	}
+	split_page(block, order);
+	for (i = first; i < npages; i++)
+		pages[i] = block + (i - first);
+	for (i = 0; i < first; i++) {
+		pages[i] = alloc_page(NEURON_GFP_USER | __GFP_ZERO);
+		if (!pages[i])
+			break;
+	}
+	if (i < first) {
+		while (i--)
+			__free_page(pages[i]);
+		for (i = first; i < npages; i++)
+			__free_page(pages[i]);
+		kvfree(pages);
+		return NULL;
+	}
+	return pages;
+}
+
+/**
  * neuron_pages_dma_map() - map host pages for the device
  * @nd: the device.
  * @pages: the pages.

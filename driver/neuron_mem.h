@@ -71,6 +71,7 @@ void neuron_file_handle_put(struct neuron_file *nf);
 void neuron_dram_channel_usage(struct neuron_device *nd, u64 *used, u32 n);
 void neuron_mem_put(struct neuron_mem *mem);
 struct page **neuron_pages_alloc(unsigned long npages);
+struct page **neuron_pages_alloc_block(unsigned long npages, unsigned long first);
 void neuron_pages_free(struct page **pages, unsigned long npages);
 int neuron_pin_charge(struct neuron_pin_charge *charge, unsigned long npages);
 int neuron_pages_dma_map(struct neuron_device *nd, struct page **pages,

@@ -13,8 +13,13 @@
  * The header is written by the device and so untrusted: each time the
  * driver reads head it checks that head did not move backwards and lies
  * at most @entries past the consumer index the driver gave the device. A
- * queue whose device broke that rule is dead (-EIO) until torn down; the
- * driver itself never reads entries.
+ * queue whose device broke that rule is dead (-EIO) until torn down.
+ *
+ * A device that writes only the entries (ndhal_ops.notify_polled: PCI)
+ * has neither header nor interrupt: the driver keeps the header (entries,
+ * tail, head), finds head from the entries' seq (each is read once, for
+ * that word only), and a delayed work (nn->poll) does what the interrupt
+ * handler does, every sem_poll_us, while a queue of the device is set up.
  *
  * Locking:
  *  - nn->lock (mutex) serialises setup, teardown, consume, mmap lookups,
@@ -95,6 +100,8 @@ struct neuron_notify_ring {
  * @owner: the file that set it up, NULL while free. Under nn->lock.
  * @ring: the ring while set up. Under nn->lock.
  * @dma: the device address of each page of @ring (one range for the
+ *	device); NULL on a polled device. Under nn->lock.
+ * @iova: the device address of the ring (of its entries on a polled
  *	device). Under nn->lock.
  * @lock: guards the fields below (see the top of the file).
  * @active: set up and readable by the handler.
@@ -102,6 +109,7 @@ struct neuron_notify_ring {
  *	knows its queue went away.
  * @entries: ring size.
  * @hdr: the header, in @ring's first page.
+ * @pages: @ring's pages (the entries of a polled device are read).
  * @eventfd: signalled when @head, @overflow or @error change; or NULL.
  * @head: producer index last read from @hdr and found valid.
  * @tail: consumer index given to the device.
@@ -117,11 +125,13 @@ struct neuron_notify_queue {
 	struct neuron_file *owner;
 	struct neuron_notify_ring *ring;
 	u64 *dma;
+	u64 iova;
 	spinlock_t lock;		/* see above */
 	bool active;
 	u32 gen;
 	u32 entries;
-	const struct neuron_notify_header *hdr;
+	struct neuron_notify_header *hdr;
+	struct page **pages;
 	struct eventfd_ctx *eventfd;
 	u32 head;
 	u32 tail;
@@ -139,6 +149,9 @@ struct neuron_notify_queue {
  * @overflow_work: sends the NEURON_EVENT_NOTIFY_OVERFLOW events of the
  *	queues whose @overflow_event is set (the handler runs in hard
  *	interrupt context, where no netlink message can be sent).
+ * @polled: active queues of the device, for a polled device (the sum of
+ *	@irq_users); @poll runs while non-zero.
+ * @poll: a polled device's stand-in for the interrupt.
  * @q: the queues.
  */
 struct neuron_notify_dev {
@@ -146,6 +159,8 @@ struct neuron_notify_dev {
 	bool dead;
 	unsigned int irq_users[NEURON_MAX_NC];
 	struct work_struct overflow_work;
+	unsigned int polled;
+	struct delayed_work poll;
 	struct neuron_notify_queue q[NEURON_MAX_NC][NEURON_NOTIFY_TYPES];
 };
 
@@ -255,7 +270,10 @@ static struct neuron_notify_ring *neuron_notify_ring_alloc(struct neuron_device 
 		kfree(ring);
 		return NULL;
 	}
-	ring->pages = neuron_pages_alloc(ring->npages);
+	/* A polled device writes the entries only: one block of them. */
+	ring->pages = neuron_hw_notify_polled(nd) ?
+		      neuron_pages_alloc_block(ring->npages, 1) :
+		      neuron_pages_alloc(ring->npages);
 	if (!ring->pages) {
 		neuron_pin_uncharge(&ring->charge);
 		kfree(ring);
@@ -282,27 +300,117 @@ static void neuron_notify_ring_put(struct neuron_notify_ring *ring)
 	kref_put(&ring->ref, neuron_notify_ring_release);
 }
 
+/* Entry @i of a ring of @entries in @pages. */
+static struct neuron_notify_entry *
+neuron_notify_entry_at(struct page **pages, u32 entries, u32 i)
+{
+	size_t off = NEURON_NOTIFY_ENTRY_OFFSET +
+		     (size_t)(i & (entries - 1)) * sizeof(struct neuron_notify_entry);
+
+	return page_address(pages[off >> PAGE_SHIFT]) + offset_in_page(off);
+}
+
+/*
+ * For a polled device, which writes no header: the driver writes it, and
+ * gives entry i the seq of the lap before (i - @entries), so that none
+ * looks written before the device wrote it.
+ */
+static void neuron_notify_ring_prime(struct neuron_notify_ring *ring, u32 entries)
+{
+	struct neuron_notify_header *hdr = page_address(ring->pages[0]);
+	u32 i;
+
+	hdr->entries = entries;
+	for (i = 0; i < entries; i++)
+		neuron_notify_entry_at(ring->pages, entries, i)->seq = i - entries;
+}
+
+/*
+ * Map the ring for the device, as one range: all of it, or a polled
+ * device's entries only. Its device address in *@iova; *@dma for
+ * neuron_notify_dma_unmap(). Under nn->lock.
+ */
+static int neuron_notify_dma_map(struct neuron_device *nd,
+				 struct neuron_notify_ring *ring, u64 **dma, u64 *iova)
+{
+	int ret;
+
+	if (neuron_hw_notify_polled(nd)) {
+		*dma = NULL;
+		return neuron_hw_dma_map_block(nd, ring->pages[1], ring->npages - 1, iova);
+	}
+	ret = neuron_pages_dma_map(nd, ring->pages, ring->npages, dma);
+	if (ret)
+		return ret;
+	if (!neuron_dma_contiguous(*dma, ring->npages)) {
+		neuron_pages_dma_unmap(nd, ring->npages, dma);
+		return -ENOMEM;
+	}
+	*iova = (*dma)[0];
+	return 0;
+}
+
+static void neuron_notify_dma_unmap(struct neuron_device *nd,
+				    struct neuron_notify_ring *ring, u64 **dma, u64 iova)
+{
+	if (neuron_hw_notify_polled(nd))
+		neuron_hw_dma_unmap_block(nd, ring->npages - 1, iova);
+	else
+		neuron_pages_dma_unmap(nd, ring->npages, dma);
+}
+
 /* ---- the interrupt ---- */
 
 /*
- * Read head and overflow from the header and accept them if head is
- * possible. Called with q->lock held. Return: true if what waiters see
- * changed (head, overflow, or the queue just failed).
+ * A polled device's head: from the last one accepted, each entry whose
+ * seq is its index was written. One entry past tail + entries at most is
+ * looked at: a device that overwrote an unread entry gives a head the
+ * caller rejects. Called with q->lock held.
+ */
+static u32 neuron_notify_scan_locked(struct neuron_notify_queue *q)
+{
+	const struct neuron_notify_entry *e;
+	u32 head = q->head;
+
+	lockdep_assert_held(&q->lock);
+	while (head - q->tail <= q->entries) {
+		e = neuron_notify_entry_at(q->pages, q->entries, head);
+		/* Pairs with the device's ordered write of seq after the rest. */
+		if (smp_load_acquire(&e->seq) != head)
+			break;
+		head++;
+	}
+	return head;
+}
+
+/*
+ * Read head and overflow from the header (a polled device: from the
+ * entries) and accept them if head is possible. Called with q->lock
+ * held. Return: true if what waiters see changed (head, overflow, or the
+ * queue just failed).
  */
 static bool neuron_notify_refresh_locked(struct neuron_notify_queue *q)
 {
+	bool polled = neuron_hw_notify_polled(q->nd);
 	u32 head, overflow;
 
 	lockdep_assert_held(&q->lock);
 	if (!q->active || q->error)
 		return false;
-	head = READ_ONCE(q->hdr->head);
-	overflow = READ_ONCE(q->hdr->overflow);
+	if (polled) {
+		head = neuron_notify_scan_locked(q);
+		overflow = q->overflow;
+	} else {
+		head = READ_ONCE(q->hdr->head);
+		overflow = READ_ONCE(q->hdr->overflow);
+	}
 	if (!neuron_notify_head_valid(q->tail, q->head, head, q->entries)) {
 		q->error = -EIO;
 		dev_err_ratelimited(&q->nd->dev,
-				    "notification queue nc %u type %u: device wrote head %u (tail %u, head %u, %u entries); queue stopped\n",
-				    q->nc, q->type, head, q->tail, q->head, q->entries);
+				    "notification queue nc %u type %u: device %s head %u (tail %u, head %u, %u entries); queue stopped\n",
+				    q->nc, q->type,
+				    polled ? "overwrote an unread entry:" : "wrote",
+				    head, q->tail, q->head, q->entries);
 		trace_neuron_notify(q->nd->minor, q->nc, q->type, head, q->tail,
 				    overflow, q->error);
 		return true;
@@ -310,6 +418,10 @@ static bool neuron_notify_refresh_locked(struct neuron_notify_queue *q)
 	if (head == q->head && overflow == q->overflow)
 		return false;
 	q->head = head;
+	if (polled) {
+		/* Entries below head are whole: pairs with readers' acquire. */
+		smp_store_release(&q->hdr->head, head);
+	}
 	if ((s32)(overflow - q->overflow) > 0 && !q->overflow_event) {
 		q->overflow_event = true;
 		schedule_work(&q->nd->notify->overflow_work);
@@ -341,6 +453,35 @@ static irqreturn_t neuron_notify_irq(int irq, void *data)
 	return IRQ_HANDLED;
 }
 
+/* How often a polled device's queues are looked at: sem_poll_us. */
+static unsigned long neuron_notify_poll_jiffies(struct neuron_device *nd)
+{
+	return max(usecs_to_jiffies(neuron_hw_sem_poll_us(nd)), 1UL);
+}
+
+/*
+ * A polled device: what the interrupt handler does, for each NC with a
+ * queue, with interrupts off as in the handler (q->lock is taken there
+ * without disabling them).
+ */
+static void neuron_notify_poll(struct work_struct *work)
+{
+	struct neuron_notify_dev *nn = container_of(to_delayed_work(work),
+						    struct neuron_notify_dev, poll);
+	struct neuron_device *nd = nn->q[0][0].nd;
+	unsigned int nc;
+
+	for (nc = 0; nc < nd->hal->arch->nc_count; nc++) {
+		if (!READ_ONCE(nn->irq_users[nc]))
+			continue;
+		local_irq_disable();
+		neuron_notify_irq(0, nn->q[nc]);
+		local_irq_enable();
+	}
+	if (READ_ONCE(nn->polled))
+		schedule_delayed_work(&nn->poll, neuron_notify_poll_jiffies(nd));
+}
+
 /* Take a reference on the interrupt of @nc. Under nn->lock. */
 static int neuron_notify_irq_get_locked(struct neuron_device *nd,
 					struct neuron_notify_dev *nn, u32 nci)
@@ -348,6 +489,13 @@ static int neuron_notify_irq_get_locked(struct neuron_device *nd,
 	int ret;
 
 	lockdep_assert_held(&nn->lock);
+	if (neuron_hw_notify_polled(nd)) {
+		WRITE_ONCE(nn->irq_users[nci], nn->irq_users[nci] + 1);
+		WRITE_ONCE(nn->polled, nn->polled + 1);
+		if (nn->polled == 1)
+			schedule_delayed_work(&nn->poll, neuron_notify_poll_jiffies(nd));
+		return 0;
+	}
 	if (nn->irq_users[nci]++)
 		return 0;
 	ret = neuron_hw_irq_request(nd, NEURON_IRQ_NOTIFY(nci), neuron_notify_irq,
@@ -361,6 +509,14 @@ static void neuron_notify_irq_put_locked(struct neuron_device *nd,
 					 struct neuron_notify_dev *nn, u32 nci)
 {
 	lockdep_assert_held(&nn->lock);
+	if (neuron_hw_notify_polled(nd)) {
+		WRITE_ONCE(nn->irq_users[nci], nn->irq_users[nci] - 1);
+		WRITE_ONCE(nn->polled, nn->polled - 1);
+		/* The work takes no nn->lock; it re-arms no more. */
+		if (!nn->polled)
+			cancel_delayed_work_sync(&nn->poll);
+		return;
+	}
 	if (!--nn->irq_users[nci])
 		neuron_hw_irq_free(nd, NEURON_IRQ_NOTIFY(nci));
 }
@@ -373,11 +529,15 @@ static struct eventfd_ctx *neuron_notify_deactivate(struct neuron_notify_queue *
 	struct eventfd_ctx *efd;
 
 	spin_lock_irq(&q->lock);
+	/* What a polled device wrote so far shows in the frozen header. */
+	if (neuron_hw_notify_polled(q->nd))
+		neuron_notify_refresh_locked(q);
 	q->active = false;
 	q->gen++;
 	efd = q->eventfd;
 	q->eventfd = NULL;
 	q->hdr = NULL;
+	q->pages = NULL;
 	spin_unlock_irq(&q->lock);
 	neuron_nc_wake(&q->nd->nc[q->nc]);
 	return efd;
@@ -400,7 +560,7 @@ static void neuron_notify_stop_locked(struct neuron_notify_dev *nn,
 	efd = neuron_notify_deactivate(q);
 	neuron_hw_notify_fini(nd, q->nc, q->type);
 	neuron_notify_irq_put_locked(nd, nn, q->nc);
-	neuron_pages_dma_unmap(nd, q->ring->npages, &q->dma);
+	neuron_notify_dma_unmap(nd, q->ring, &q->dma, q->iova);
 	neuron_notify_ring_put(q->ring);
 	q->ring = NULL;
 	/* A file released during the removal left its queue ownerless. */
@@ -423,7 +583,7 @@ int neuron_ioctl_notify_setup(struct neuron_file *nf, void *arg)
 	struct eventfd_ctx *efd = NULL;
 	struct neuron_notify_queue *q;
 	unsigned int max_queues;
-	u64 *dma = NULL;
+	u64 *dma = NULL, iova = 0;
 	int idx, ret;
 
 	if (!nn)
@@ -467,21 +627,21 @@ int neuron_ioctl_notify_setup(struct neuron_file *nf, void *arg)
 	ret = -ENOSPC;
 	if (max_queues && nf->nqueues >= max_queues)
 		goto err_unlock;
-	ret = neuron_pages_dma_map(nd, ring->pages, ring->npages, &dma);
+	/* The device writes the ring as one range. */
+	ret = neuron_notify_dma_map(nd, ring, &dma, &iova);
 	if (ret)
 		goto err_unlock;
-	/* The device writes the ring as one range. */
-	ret = -ENOMEM;
-	if (!neuron_dma_contiguous(dma, ring->npages))
-		goto err_unmap;
 	ret = neuron_notify_irq_get_locked(nd, nn, s->nc);
 	if (ret)
 		goto err_unmap;
 
+	if (neuron_hw_notify_polled(nd))
+		neuron_notify_ring_prime(ring, s->entries);
 	/* Ready for the handler before the device may write. */
 	spin_lock_irq(&q->lock);
 	q->entries = s->entries;
 	q->hdr = page_address(ring->pages[0]);
+	q->pages = ring->pages;
 	q->head = 0;
 	q->tail = 0;
 	q->overflow = 0;
@@ -490,7 +650,7 @@ int neuron_ioctl_notify_setup(struct neuron_file *nf, void *arg)
 	q->gen++;
 	q->active = true;
 	spin_unlock_irq(&q->lock);
-	ret = neuron_hw_notify_init(nd, s->nc, s->type, dma[0], s->entries, nf->key);
+	ret = neuron_hw_notify_init(nd, s->nc, s->type, iova, s->entries, nf->key);
 	if (ret) {
 		/* Undo by hand: the eventfd is still the caller's to drop. */
 		neuron_notify_deactivate(q);
@@ -502,6 +662,7 @@ int neuron_ioctl_notify_setup(struct neuron_file *nf, void *arg)
 	nf->nqueues++;
 	q->ring = ring;
 	q->dma = dma;
+	q->iova = iova;
 	mutex_unlock(&nn->lock);
 	neuron_dev_exit(nd, idx);
 	neuron_nc_exit(nf, BIT_ULL(s->nc));
@@ -515,7 +676,7 @@ int neuron_ioctl_notify_setup(struct neuron_file *nf, void *arg)
 	return 0;
 
 err_unmap:
-	neuron_pages_dma_unmap(nd, ring->npages, &dma);
+	neuron_notify_dma_unmap(nd, ring, &dma, iova);
 err_unlock:
 	mutex_unlock(&nn->lock);
 	neuron_dev_exit(nd, idx);
@@ -660,7 +821,10 @@ int neuron_ioctl_notify_wait(struct neuron_file *nf, void *arg)
 	}
 	gen = q->gen;
 	spin_unlock_irq(&q->lock);
-	if (advance && neuron_hw_notify_consume(nd, w->nc, w->type, w->consumed)) {
+	if (advance && neuron_hw_notify_polled(nd)) {
+		/* The driver keeps a polled device's header. */
+		WRITE_ONCE(q->hdr->tail, w->consumed);
+	} else if (advance && neuron_hw_notify_consume(nd, w->nc, w->type, w->consumed)) {
 		/* The device refused an index the driver found valid. */
 		spin_lock_irq(&q->lock);
 		q->error = -EIO;
@@ -897,6 +1061,7 @@ int neuron_notify_device_init(struct neuron_device *nd)
 		return -ENOMEM;
 	mutex_init(&nn->lock);
 	INIT_WORK(&nn->overflow_work, neuron_notify_overflow_work);
+	INIT_DELAYED_WORK(&nn->poll, neuron_notify_poll);
 	for (nc = 0; nc < NEURON_MAX_NC; nc++) {
 		for (t = 0; t < NEURON_NOTIFY_TYPES; t++) {
 			struct neuron_notify_queue *q = &nn->q[nc][t];
@@ -919,6 +1084,7 @@ void neuron_notify_device_fini(struct neuron_device *nd)
 
 	if (!nn)
 		return;
+	cancel_delayed_work_sync(&nn->poll);
 	cancel_work_sync(&nn->overflow_work);
 	mutex_destroy(&nn->lock);
 	kfree(nn);

@@ -14,7 +14,9 @@
  * the DRAM BAR at the channels' offsets, past the firmware's carve-out.
  * Completion is the marker the DMA layer polls for (no interrupt). The
  * device then has memory objects and copies (NEURON_CAP_MEM, _COPY) and
- * maps device memory write-combined. None of this has run on silicon: it
+ * maps device memory write-combined, semaphores and events (_SEM) and
+ * notification queues (_NOTIFY: a slot of the NC's notification block,
+ * polled by the core, which keeps the header). None of this has run on silicon: it
  * runs on the device model of devmodel/, which was written from the same
  * facts by another hand (docs/devmodel.md).
  */
@@ -305,6 +307,30 @@ static int neuron_pci_dma_map(struct neuron_device *nd, struct page **pages,
 	return 0;
 }
 
+/* One mapping for a block of pages (notification rings' entries). */
+static int neuron_pci_dma_map_block(struct neuron_device *nd, struct page *page,
+				    unsigned long npages, u64 *addr)
+{
+	struct neuron_pci *np = nd->backend;
+	dma_addr_t a;
+
+	a = dma_map_page(&np->pdev->dev, page, 0, npages << PAGE_SHIFT,
+			 DMA_BIDIRECTIONAL);
+	if (dma_mapping_error(&np->pdev->dev, a))
+		return -ENOMEM;
+	*addr = a | neuron_pci_window(nd);
+	return 0;
+}
+
+static void neuron_pci_dma_unmap_block(struct neuron_device *nd, unsigned long npages,
+				       u64 addr)
+{
+	struct neuron_pci *np = nd->backend;
+
+	dma_unmap_page(&np->pdev->dev, addr & ~neuron_pci_window(nd),
+		       npages << PAGE_SHIFT, DMA_BIDIRECTIONAL);
+}
+
 static int neuron_pci_coherent_alloc(struct neuron_device *nd, size_t size,
 				     void **va, u64 *iova, void **cookie)
 {
@@ -429,6 +455,72 @@ static int neuron_pci_sem_update(struct neuron_device *nd, u32 nc, u32 kind,
 	return ret;
 }
 
+/*
+ * ---- notification queues ----
+ *
+ * Queue (nc, type) is a slot of NC nc's notification block. The facts give
+ * two slot numberings that conflict (docs/hw-facts.md, "Notification
+ * queues"): the queue's engine index, or type x 16 + index, where type is
+ * the facts' (0 trace, 1 notify, 2 event, 3 error). The driver takes the
+ * second, with index 0 and our types matched to theirs by name
+ * [inferred]: COMPLETION -> notify, EVENT -> event, ERROR -> error,
+ * TRACE -> trace; slots 16, 32, 48 and 0.
+ */
+static const u8 neuron_pci_nq_slot[NEURON_NOTIFY_TYPES] = {
+	[NEURON_NOTIFY_COMPLETION] = 1 * 16,
+	[NEURON_NOTIFY_EVENT] = 2 * 16,
+	[NEURON_NOTIFY_ERROR] = 3 * 16,
+	[NEURON_NOTIFY_TRACE] = 0 * 16,
+};
+
+/* How long a disabled slot's writes in flight may take [certain: 1 ms]. */
+#define NEURON_PCI_NQ_DRAIN_US	1000
+
+/* Program slot (nc, type): base high, base low, then size (0: disabled). */
+static void neuron_pci_nq_write(struct neuron_device *nd, u32 nc, u32 type,
+				u64 base, u32 size)
+{
+	const struct ndhal_arch *arch = nd->hal->arch;
+	struct neuron_pci *np = nd->backend;
+	u32 slot = neuron_pci_nq_slot[type];
+
+	ndhal_wr(&np->io, ndhal_notify_slot_reg(arch, nc, slot, NDHAL_NQ_BASE_HI),
+		 upper_32_bits(base));
+	ndhal_wr(&np->io, ndhal_notify_slot_reg(arch, nc, slot, NDHAL_NQ_BASE_LO),
+		 lower_32_bits(base));
+	ndhal_wr(&np->io, ndhal_notify_slot_reg(arch, nc, slot, NDHAL_NQ_SIZE), size);
+}
+
+/*
+ * The device writes the entries only (ndhal_ops.notify_polled): it is
+ * given their address (@iova: they alone are mapped) and bytes. What
+ * silicon writes there is not public (docs/uapi.md); the device model
+ * writes struct neuron_notify_entry.
+ */
+static int neuron_pci_notify_init(struct neuron_device *nd, u32 nc, u32 type,
+				  u64 iova, u32 entries, u32 key)
+{
+	neuron_pci_nq_write(nd, nc, type, iova,
+			    entries * sizeof(struct neuron_notify_entry));
+	return 0;
+}
+
+/*
+ * Disable the slot (zeros in the same order), read its size back so the
+ * writes have reached the device [inferred], and give writes in flight
+ * the facts' 1 ms to land before the ring's memory goes: a bounded sleep,
+ * nothing is waited for.
+ */
+static void neuron_pci_notify_fini(struct neuron_device *nd, u32 nc, u32 type)
+{
+	struct neuron_pci *np = nd->backend;
+
+	neuron_pci_nq_write(nd, nc, type, 0, 0);
+	ndhal_rd(&np->io, ndhal_notify_slot_reg(nd->hal->arch, nc,
+						neuron_pci_nq_slot[type], NDHAL_NQ_SIZE));
+	usleep_range(NEURON_PCI_NQ_DRAIN_US, 2 * NEURON_PCI_NQ_DRAIN_US);
+}
+
 const struct ndhal_ops neuron_pci_ops = {
 	.name = "pci",
 	.init = neuron_pci_hw_init,
@@ -439,6 +531,8 @@ const struct ndhal_ops neuron_pci_ops = {
 	.dram_uncleared = true,
 	.dma_map = neuron_pci_dma_map,
 	.dma_unmap = neuron_pci_dma_unmap,
+	.dma_map_block = neuron_pci_dma_map_block,
+	.dma_unmap_block = neuron_pci_dma_unmap_block,
 	.coherent_alloc = neuron_pci_coherent_alloc,
 	.coherent_free = neuron_pci_coherent_free,
 	.dma_marker = true,
@@ -448,6 +542,9 @@ const struct ndhal_ops neuron_pci_ops = {
 	.dma_queue_kick = neuron_pci_dma_queue_kick,
 	.dma_queue_stop = neuron_pci_dma_queue_stop,
 	.dma_queue_error = neuron_pci_dma_queue_error,
+	.notify_init = neuron_pci_notify_init,
+	.notify_fini = neuron_pci_notify_fini,
+	.notify_polled = true,
 	/* [inferred] 1 ms: the facts give no notice of a change, nor a rate. */
 	.sem_poll_us = 1000,
 	.sem_update = neuron_pci_sem_update,

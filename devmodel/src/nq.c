@@ -59,8 +59,21 @@ static void slot_validate(struct dev *d, struct nq_block *b, unsigned i)
 	if (!is_pow2(size) || size < 16) {
 		snprintf(s->why, sizeof(s->why), "size %u is not a power of two >= 16", size);
 	} else if (pers_host_addr(d->p, base, &dma)) {
+		uint64_t at = base, left = size, avail = 0;
+
+		/* A range the client mapped in pieces (an IOMMU) is one too. */
 		dmamap_rdlock(&d->dma);
-		r = dev_xlate(d, base, size, true, &ptr, &why);
+		do {
+			r = dev_xlate_part(d, at, left, true, &ptr, &avail, &why);
+			if (!r && !avail) {
+				r = -1;
+				why = "empty DMA map";
+			}
+			if (!r) {
+				at += avail;
+				left -= avail;
+			}
+		} while (!r && left);
 		dmamap_unlock(&d->dma);
 		if (r)
 			snprintf(s->why, sizeof(s->why), "host memory: %s", why);
@@ -117,8 +130,14 @@ int nq_notify(struct dev *d, unsigned blk, unsigned slot, uint16_t type, uint16_
 	at = slot_base(b, slot) + (uint64_t)(s->seq % (slot_size(b, slot) / 16)) * 16;
 	dmamap_rdlock(&d->dma);
 	r = dev_xlate(d, at, sizeof(ent), true, &ptr, &why);
-	if (!r)
-		memcpy(ptr, ent, sizeof(ent));
+	if (!r) {
+		uint32_t seq;
+
+		/* seq last: an entry whose seq is its index is whole (model) */
+		memcpy((uint8_t *)ptr + 4, ent + 4, sizeof(ent) - 4);
+		memcpy(&seq, ent, 4);
+		__atomic_store_n((uint32_t *)ptr, seq, __ATOMIC_RELEASE);
+	}
 	dmamap_unlock(&d->dma);
 	if (r) {
 		snprintf(err, errlen, "entry address: %s", why);

@@ -3,6 +3,7 @@
  * blocks, unknown offsets, engine reset values, TPB/device reset. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ctl.h"
 #include "rig.h"
@@ -177,6 +178,21 @@ static void notification_slots(void)
 	CHECK_EQ(rd(r.d, 0x30B00000ull + 4 * 0x7000 + 0x1100), 0);
 	ctl_exec(r.d, "nq nc 0 6", out, sizeof(out));
 	CHECK(strstr(out, "valid"));
+	/*
+	 * Host memory in two adjacent DMA maps (a vIOMMU's client maps a range
+	 * in pieces) is one range; with a hole after the first map it is not.
+	 */
+	CHECK_EQ(dmamap_add(&r.d->dma, GIOVA + GSIZE, 0x1000, 0x700000,
+			    DMA_FLAG_READ | DMA_FLAG_WRITE, dup(r.g.fd)), 0);
+	CHECK_EQ(dmamap_add(&r.d->dma, GIOVA + GSIZE + 0x1000, 0x1000, 0x701000,
+			    DMA_FLAG_READ | DMA_FLAG_WRITE, dup(r.g.fd)), 0);
+	host = r.hostbit | (GIOVA + GSIZE);
+	wr(r.d, nq + 0x100 + 7 * 0x28 + 4, (uint32_t)(host >> 32));
+	wr(r.d, nq + 0x100 + 7 * 0x28 + 0, (uint32_t)host);
+	wr(r.d, nq + 0x100 + 7 * 0x28 + 8, 0x2000);
+	CHECK(r.d->nq[0].slot[7].valid);
+	wr(r.d, nq + 0x100 + 7 * 0x28 + 8, 0x4000);
+	CHECK(!r.d->nq[0].slot[7].valid);
 	rig_fini(&r);
 }
 

@@ -198,6 +198,10 @@ struct ndhal_exec {
  *	directly, with no point where the driver could sync. Descriptor
  *	rings and status words use @coherent_alloc.
  * @dma_unmap: undo @dma_map of the @npages pages at @addrs.
+ * @dma_map_block: make @npages physically contiguous host pages from
+ *	@page reachable by the device as one range, from *@addr (coherent
+ *	as for @dma_map). Needed with @notify_polled.
+ * @dma_unmap_block: undo @dma_map_block of the @npages pages at @addr.
  * @irq_request: call @handler (hard interrupt context) when the device
  *	raises interrupt @vector (NEURON_IRQ_*).
  * @irq_free: undo @irq_request; on return the handler no longer runs.
@@ -236,6 +240,18 @@ struct ndhal_exec {
  *	tagged with it (struct neuron_udma_desc); others may ignore it.
  * @notify_fini: undo @notify_init; on return the device no longer writes
  *	the queue's memory.
+ * @notify_polled: the device writes a queue's entries only: no header, no
+ *	consumer index, no interrupt (silicon: the facts give none). The core
+ *	then keeps the header itself (@entries at setup, @tail at each
+ *	NOTIFY_WAIT), finds head by reading the entries' @seq (entry i of the
+ *	ring has @seq == i once written: struct neuron_notify_entry, the layout
+ *	the device model writes), looks for new ones every @sem_poll_us (at
+ *	least one jiffy) while a queue is set up, and uses neither
+ *	@notify_consume nor @irq_request. Such a device cannot drop an entry
+ *	when the ring is full: an unread entry it overwrote shows as a head
+ *	past tail + entries, and the queue fails (-EIO). Only the entries are
+ *	mapped for the device, as one block (@dma_map_block): the @iova of
+ *	@notify_init is then their address, not the header's.
  * @sem_update: apply @op (NEURON_SEM_*) with @val to semaphore or event
  *	(@kind NEURON_SEM_KIND_*) @index of NC @nc, atomically, and return
  *	the value after it in *@out (-EAGAIN: a decrement at 0; -EOVERFLOW:
@@ -246,7 +262,7 @@ struct ndhal_exec {
  *	it again at least this often. 0: every change wakes the waiters.
  * @notify_consume: tell the device the consumer index is now @tail; it
  *	ignores (-EINVAL) a @tail outside its current tail..head and writes
- *	the new tail into the header.
+ *	the new tail into the header. Not used with @notify_polled.
  * @exec_start: start execution @e on core @e->nc, which is idle (the
  *	driver runs one execution per core at a time). The core copies what
  *	it needs of @e; when the program ends (or faults) it writes a struct
@@ -278,6 +294,10 @@ struct ndhal_ops {
 		       unsigned long npages, u64 *addrs);
 	void (*dma_unmap)(struct neuron_device *nd, unsigned long npages,
 			  const u64 *addrs);
+	int (*dma_map_block)(struct neuron_device *nd, struct page *page,
+			     unsigned long npages, u64 *addr);
+	void (*dma_unmap_block)(struct neuron_device *nd, unsigned long npages,
+				u64 addr);
 	int (*irq_request)(struct neuron_device *nd, unsigned int vector,
 			   irq_handler_t handler, void *data);
 	void (*irq_free)(struct neuron_device *nd, unsigned int vector);
@@ -300,6 +320,7 @@ struct ndhal_ops {
 	int (*notify_init)(struct neuron_device *nd, u32 nc, u32 type, u64 iova,
 			   u32 entries, u32 key);
 	void (*notify_fini)(struct neuron_device *nd, u32 nc, u32 type);
+	bool notify_polled;
 	int (*notify_consume)(struct neuron_device *nd, u32 nc, u32 type, u32 tail);
 	u32 sem_poll_us;
 	int (*sem_update)(struct neuron_device *nd, u32 nc, u32 kind, u32 index,

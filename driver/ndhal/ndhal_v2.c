@@ -87,5 +87,5 @@ const struct ndhal ndhal_v2_engines = {
 	.arch = &ndhal_arch_v2,
 	.ops = &neuron_pci_ops,
 	.caps = NEURON_CAP_QUERY | NEURON_CAP_RESERVE | NEURON_CAP_MEM | NEURON_CAP_COPY |
-		NEURON_CAP_SEM,
+		NEURON_CAP_SEM | NEURON_CAP_NOTIFY,
 };

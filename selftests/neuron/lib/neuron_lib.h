@@ -61,6 +61,17 @@ enum neuron_mode {
 const char *neuron_env_device(void);
 enum neuron_mode neuron_mode(void);
 const char *neuron_mode_skip_reason(void);
+/*
+ * The device model's control channel (NEURON_DEVMODEL_CTL, a serial line in
+ * the pci tier's VMs, docs/devmodel.md), or NULL: not on a device model.
+ */
+const char *neuron_env_devmodel_ctl(void);
+/*
+ * One command to the device model: 0 when it answers "ok", -EIO when it
+ * answers "err ...", -ENODEV without a channel, -ETIMEDOUT without an
+ * answer in 20 s, or another -errno of the channel.
+ */
+int neuron_devmodel_cmd(const char *cmd);
 
 /* ---- sysfs ---- */
 

@@ -9,9 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <sys/sysinfo.h>
 #include <sys/sysmacros.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -49,6 +51,81 @@ enum neuron_mode neuron_mode(void)
 	if (access(NEURON_SIM_BUS, F_OK) == 0)
 		return NEURON_MODE_SIM;
 	return NEURON_MODE_NONE;
+}
+
+const char *neuron_env_devmodel_ctl(void)
+{
+	const char *ctl = getenv("NEURON_DEVMODEL_CTL");
+
+	return ctl && *ctl ? ctl : NULL;
+}
+
+/* Read one line (without its newline) from @fd within @ms: 0 or -errno. */
+static int devmodel_line(int fd, char *line, size_t size, int ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	size_t n = 0;
+	char c;
+
+	for (;;) {
+		int r = poll(&pfd, 1, ms);
+
+		if (r < 0)
+			return -errno;
+		if (!r)
+			return -ETIMEDOUT;
+		r = read(fd, &c, 1);
+		if (r < 0)
+			return -errno;
+		if (!r)
+			return -EIO;
+		if (c == '\r')
+			continue;
+		if (c == '\n')
+			break;
+		if (n + 1 < size)
+			line[n++] = c;
+	}
+	line[n] = 0;
+	return 0;
+}
+
+int neuron_devmodel_cmd(const char *cmd)
+{
+	const char *ctl = neuron_env_devmodel_ctl();
+	struct termios tio;
+	char line[256];
+	int fd, err;
+
+	if (!ctl)
+		return -ENODEV;
+	fd = open(ctl, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = tcgetattr(fd, &tio) ? -errno : 0;
+	if (!err) {
+		cfmakeraw(&tio);
+		cfsetspeed(&tio, B115200);
+		err = tcsetattr(fd, TCSANOW, &tio) ? -errno : 0;
+	}
+	/* Nothing left over from an earlier command that gave up. */
+	if (!err)
+		tcflush(fd, TCIFLUSH);
+	if (!err && dprintf(fd, "%s\n", cmd) < 0)
+		err = -errno;
+	while (!err) {
+		err = devmodel_line(fd, line, sizeof(line), 20000);
+		if (err)
+			break;
+		if (!strcmp(line, "ok"))
+			break;
+		if (!strncmp(line, "err", 3)) {
+			fprintf(stderr, "# model: %s: %s\n", cmd, line);
+			err = -EIO;
+		}
+	}
+	close(fd);
+	return err;
 }
 
 const char *neuron_mode_skip_reason(void)

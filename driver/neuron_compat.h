@@ -404,4 +404,18 @@ static inline void *neuron_mas_next(struct ma_state *mas, unsigned long max)
 	for (; ((entry) = neuron_mas_next((mas), (max))) != NULL; )
 #endif /* !NEURON_HAVE_MAPLE_TREE */
 
+/*
+ * 6.14 ("lib/crc32: make crc32c() go directly to lib"): crc32c() is in
+ * <linux/crc32.h>, built in with CONFIG_CRC32. Before, crc32c() came from
+ * the module libcrc32c (a load-time dependency, through the crypto API)
+ * and lib/crc32.c, built in, had the same function as __crc32c_le(). Both
+ * are the raw update: no inversion at the start or the end.
+ */
+#include <linux/crc32.h>
+#ifdef NEURON_HAVE_CRC32C_LIB
+#define neuron_crc32c_update(crc, p, len)	crc32c(crc, p, len)
+#else
+#define neuron_crc32c_update(crc, p, len)	__crc32c_le(crc, p, len)
+#endif
+
 #endif /* _NEURON_COMPAT_H */

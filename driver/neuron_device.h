@@ -62,7 +62,8 @@ struct neuron_vsysfs;
  * @notify: notification queues (neuron_notify.c), NULL when the device
  *	has no NEURON_CAP_NOTIFY.
  * @groups: the class device's sysfs attribute groups, NULL-terminated
- *	(neuron_sysfs.c): the device's and one per NC it has.
+ *	(neuron_sysfs.c): the device's, ecc/ when it has a firmware, and
+ *	one per NC it has.
  * @debugfs: its debugfs directory (neuron_debugfs.c), or NULL.
  * @vsysfs: its tree in the vendor's sysfs layout (neuron_vsysfs.c), or
  *	NULL.
@@ -97,7 +98,7 @@ struct neuron_device {
 	struct list_head res_list;
 	struct neuron_nc nc[NEURON_MAX_NC];
 	struct neuron_notify_dev *notify;
-	const struct attribute_group *groups[NEURON_MAX_NC + 2];
+	const struct attribute_group *groups[NEURON_MAX_NC + 3];
 	struct dentry *debugfs;
 	struct neuron_vsysfs *vsysfs;
 	atomic_t next_key;

@@ -272,4 +272,30 @@ static inline int neuron_hw_exec_drive(struct neuron_device *nd, u32 nci)
 	return nd->hal->ops->exec_drive ? nd->hal->ops->exec_drive(nd, nci) : -EAGAIN;
 }
 
+/*
+ * A firmware to ask (the serial number, the ECC counters): a backend with
+ * fw_info whose engines are driven (the mailbox's buffers are DMA).
+ */
+static inline bool neuron_hw_has_fw(const struct neuron_device *nd)
+{
+	return nd->hal->ops->fw_info && !(nd->hal->flags & NEURON_DEV_ENGINES_OFF);
+}
+
+/*
+ * Ask the firmware, inside the removal guard (it may take seconds):
+ * -EOPNOTSUPP without one, -ENODEV once the device is going.
+ */
+static inline int neuron_hw_fw_info(struct neuron_device *nd, struct ndhal_fw_info *info)
+{
+	int idx, ret;
+
+	if (!neuron_hw_has_fw(nd))
+		return -EOPNOTSUPP;
+	if (!neuron_dev_enter(nd, &idx))
+		return -ENODEV;
+	ret = nd->hal->ops->fw_info(nd, info);
+	neuron_dev_exit(nd, idx);
+	return ret;
+}
+
 #endif /* _NEURON_HW_H */

@@ -2,8 +2,9 @@
 /*
  * neuron: the generic netlink family "neuron" (uapi/neuron_netlink.h,
  * docs/netlink.md). DEV_GET and NC_GET read devices and NeuronCores without
- * opening a device; the "events" multicast group tells of devices added and
- * removed, reservations, resets and faults.
+ * opening a device; DEV_FW_GET asks a device's firmware for its serial
+ * number and ECC counters; the "events" multicast group tells of devices
+ * added and removed, reservations, resets and faults.
  *
  * Nothing here changes state: no operation needs a privilege, and none has
  * GENL_ADMIN_PERM. What could tell one user about another (the pid of a
@@ -37,6 +38,7 @@
 #include "neuron_device.h"
 #include "neuron_file.h"
 #include "neuron_mem.h"
+#include "neuron_hw.h"
 #include "ndhal/ndhal.h"
 
 /* The longest string attributes, without their NUL. */
@@ -54,6 +56,12 @@ static const struct nla_policy neuron_nl_channel_policy[NEURON_A_CHANNEL_USED + 
 	[NEURON_A_CHANNEL_INDEX] = NLA_POLICY_MAX(NLA_U32, NEURON_NL_MAX_CHANNELS - 1),
 	[NEURON_A_CHANNEL_TOTAL] = { .type = NLA_U64 },
 	[NEURON_A_CHANNEL_USED] = { .type = NLA_U64 },
+};
+
+static const struct nla_policy neuron_nl_ecc_policy[NEURON_A_ECC_UNCORRECTED + 1] = {
+	[NEURON_A_ECC_INDEX] = NLA_POLICY_MAX(NLA_U32, NEURON_ECC_COUNTERS - 1),
+	[NEURON_A_ECC_CORRECTED] = NLA_POLICY_MAX(NLA_U32, U16_MAX),
+	[NEURON_A_ECC_UNCORRECTED] = NLA_POLICY_MAX(NLA_U32, U16_MAX),
 };
 
 /*
@@ -109,6 +117,11 @@ static const struct nla_policy neuron_nl_policy[NEURON_A_MAX + 1] = {
 	[NEURON_A_NC_MEM_DEVICE_PEAK] = { .type = NLA_U64 },
 	[NEURON_A_NC_MEM_HOST_PEAK] = { .type = NLA_U64 },
 	[NEURON_A_NC_EXEC_TOTAL_LATENCY] = { .type = NLA_REJECT },
+	[NEURON_A_DEV_SERIAL] = { .type = NLA_U64 },
+	[NEURON_A_DEV_ECC] = NLA_POLICY_NESTED(neuron_nl_ecc_policy),
+	[NEURON_A_ECC_INDEX] = NLA_POLICY_MAX(NLA_U32, NEURON_ECC_COUNTERS - 1),
+	[NEURON_A_ECC_CORRECTED] = NLA_POLICY_MAX(NLA_U32, U16_MAX),
+	[NEURON_A_ECC_UNCORRECTED] = NLA_POLICY_MAX(NLA_U32, U16_MAX),
 };
 
 /*
@@ -220,19 +233,31 @@ static struct neuron_device *neuron_nl_dev_of(struct nlattr **attrs,
 	return NULL;
 }
 
+/*
+ * The device a do names (NEURON_A_DEV_INDEX required), with a reference,
+ * or an ERR_PTR and an extack message.
+ */
+static struct neuron_device *neuron_nl_req_dev(struct genl_info *info)
+{
+	struct neuron_device *nd;
+
+	if (GENL_REQ_ATTR_CHECK(info, NEURON_A_DEV_INDEX)) {
+		GENL_SET_ERR_MSG(info, "NEURON_A_DEV_INDEX is required");
+		return ERR_PTR(-EINVAL);
+	}
+	nd = neuron_nl_dev_of(info->attrs, info->extack);
+	return nd ?: ERR_PTR(-ENODEV);
+}
+
 static int neuron_nl_dev_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct neuron_device *nd;
 	struct sk_buff *msg;
 	int ret;
 
-	if (GENL_REQ_ATTR_CHECK(info, NEURON_A_DEV_INDEX)) {
-		GENL_SET_ERR_MSG(info, "NEURON_A_DEV_INDEX is required");
-		return -EINVAL;
-	}
-	nd = neuron_nl_dev_of(info->attrs, info->extack);
-	if (!nd)
-		return -ENODEV;
+	nd = neuron_nl_req_dev(info);
+	if (IS_ERR(nd))
+		return PTR_ERR(nd);
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg) {
 		put_device(&nd->dev);
@@ -494,6 +519,79 @@ static int neuron_nl_nc_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	return skb->len;
 }
 
+/*
+ * ---- DEV_FW_GET: what the firmware reports ----
+ *
+ * The firmware is asked first (neuron_hw_fw_info(), which may take
+ * pci_mbox_tries seconds when it does not answer), then the answer built:
+ * its errno is the request's, with an extack message.
+ */
+
+static int neuron_nl_fill_fw(struct sk_buff *skb, struct neuron_device *nd,
+			     const struct ndhal_fw_info *fw, u32 portid, u32 seq)
+{
+	struct nlattr *nest;
+	void *hdr;
+	u32 i;
+
+	BUILD_BUG_ON(NDHAL_FW_ECC_COUNTERS != NEURON_ECC_COUNTERS);
+	hdr = genlmsg_put(skb, portid, seq, &neuron_nl_family, 0, NEURON_CMD_DEV_FW_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, NEURON_A_DEV_INDEX, nd->minor) ||
+	    nla_put_u64_64bit(skb, NEURON_A_DEV_SERIAL, fw->serial, NEURON_A_PAD))
+		goto cancel;
+	for (i = 0; i < NEURON_ECC_COUNTERS; i++) {
+		nest = nla_nest_start(skb, NEURON_A_DEV_ECC);
+		if (!nest ||
+		    nla_put_u32(skb, NEURON_A_ECC_INDEX, i) ||
+		    nla_put_u32(skb, NEURON_A_ECC_CORRECTED, fw->ecc[i] >> 16) ||
+		    nla_put_u32(skb, NEURON_A_ECC_UNCORRECTED, fw->ecc[i] & 0xffff))
+			goto cancel;
+		nla_nest_end(skb, nest);
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+static int neuron_nl_fw_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct ndhal_fw_info fw;
+	struct neuron_device *nd;
+	struct sk_buff *msg;
+	int ret;
+
+	nd = neuron_nl_req_dev(info);
+	if (IS_ERR(nd))
+		return PTR_ERR(nd);
+	ret = neuron_hw_fw_info(nd, &fw);
+	if (ret) {
+		if (ret == -EOPNOTSUPP)
+			GENL_SET_ERR_MSG(info, "the device has no firmware to ask");
+		else
+			GENL_SET_ERR_MSG(info, "the device's firmware did not answer the request");
+		goto out;
+	}
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = neuron_nl_fill_fw(msg, nd, &fw, info->snd_portid, info->snd_seq);
+	if (ret) {
+		nlmsg_free(msg);
+		goto out;
+	}
+	put_device(&nd->dev);
+	return genlmsg_reply(msg, info);
+out:
+	put_device(&nd->dev);
+	return ret;
+}
+
 /* ---- the family ---- */
 
 static const struct genl_small_ops neuron_nl_ops[] = {
@@ -506,6 +604,10 @@ static const struct genl_small_ops neuron_nl_ops[] = {
 		.cmd = NEURON_CMD_NC_GET,
 		.doit = neuron_nl_nc_doit,
 		.dumpit = neuron_nl_nc_dumpit,
+	},
+	{
+		.cmd = NEURON_CMD_DEV_FW_GET,
+		.doit = neuron_nl_fw_doit,
 	},
 };
 

@@ -27,6 +27,7 @@
 #include <linux/jiffies.h>
 #include <linux/module.h>
 #include <linux/pci.h>
+#include <linux/sizes.h>
 
 #include "neuron_device.h"
 #include "neuron_mem.h"
@@ -45,6 +46,11 @@ module_param_named(pci_ready_ms, neuron_pci_ready_ms, uint, 0644);
 MODULE_PARM_DESC(pci_ready_ms,
 		 "with pci_engines: how long probe waits for the firmware to be ready (ms, default 20000); then the device is left unbound");
 
+static unsigned int neuron_pci_mbox_tries = 15;
+module_param_named(pci_mbox_tries, neuron_pci_mbox_tries, uint, 0644);
+MODULE_PARM_DESC(pci_mbox_tries,
+		 "with pci_engines: how many times a firmware mailbox request is sent before it fails (1 s each, default 15)");
+
 /*
  * How often the routing id is read while the device is not ready: ours;
  * the facts' driver reads it up to 20 times 1 s apart (docs/hw-facts.md).
@@ -61,6 +67,13 @@ MODULE_PARM_DESC(pci_ready_ms,
  *	channel starts (past the firmware's carve-out).
  * @sem_lock: makes a semaphore's check and update one step
  *	(neuron_pci_sem_update()).
+ * @mbox_lock: one firmware mailbox request at a time; guards @mbox_seq
+ *	and the buffers' contents.
+ * @mbox_seq: the sequence number of the last request (1..255).
+ * @mbox_req: the request buffer (coherent), NULL without the engines.
+ * @mbox_req_iova: its device address.
+ * @mbox_resp: the response buffer (coherent).
+ * @mbox_resp_iova: its device address.
  */
 struct neuron_pci {
 	struct pci_dev *pdev;
@@ -69,6 +82,12 @@ struct neuron_pci {
 	resource_size_t dram_phys;
 	u64 dram_base[NEURON_MAX_DRAM_CHANNELS];
 	spinlock_t sem_lock; /* see @sem_lock above */
+	struct mutex mbox_lock; /* see @mbox_lock above */
+	u8 mbox_seq;
+	u8 *mbox_req;
+	u64 mbox_req_iova;
+	u8 *mbox_resp;
+	u64 mbox_resp_iova;
 };
 
 /**
@@ -187,6 +206,9 @@ static int neuron_pci_engines_init(struct neuron_pci *np, const struct ndhal_arc
 	return 0;
 }
 
+static int neuron_pci_mbox_init(struct neuron_device *nd);
+static void neuron_pci_mbox_fini(struct neuron_device *nd);
+
 /*
  * Claim the BARs of the arch; with the engines driven, map the register
  * BAR, wait for the firmware and set the copy engines up.
@@ -214,13 +236,18 @@ static int neuron_pci_hw_init(struct neuron_device *nd)
 		ret = -ENOMEM;
 		goto err_regions;
 	}
+	ret = neuron_pci_mbox_init(nd);
+	if (ret)
+		goto err_unmap;
 	ret = neuron_pci_wait_ready(np, arch);
 	if (!ret)
 		ret = neuron_pci_engines_init(np, arch);
 	if (ret)
-		goto err_unmap;
+		goto err_mbox;
 	return 0;
 
+err_mbox:
+	neuron_pci_mbox_fini(nd);
 err_unmap:
 	pci_iounmap(pdev, np->io.base);
 	np->io.base = NULL;
@@ -234,6 +261,7 @@ static void neuron_pci_hw_fini(struct neuron_device *nd)
 	struct neuron_pci *np = nd->backend;
 
 	if (np->io.base) {
+		neuron_pci_mbox_fini(nd);
 		pci_iounmap(np->pdev, np->io.base);
 		np->io.base = NULL;
 	}
@@ -351,6 +379,230 @@ static void neuron_pci_coherent_free(struct neuron_device *nd, size_t size,
 	struct neuron_pci *np = nd->backend;
 
 	dma_free_coherent(&np->pdev->dev, size, va, iova & ~neuron_pci_window(nd));
+}
+
+/*
+ * ---- the firmware's mailbox (docs/hw-facts.md, "The firmware mailbox") ----
+ *
+ * A request is a header and a payload in a host buffer, the answer comes
+ * in another: their device addresses go into misc RAM, then a write of 1
+ * to the doorbell; the firmware copies the answer in, its sequence byte
+ * last [inferred: the facts poll that byte, so it must be written last].
+ * Each attempt waits up to 1 s, polling every 1 ms; pci_mbox_tries
+ * attempts (the facts: 15), then -ETIMEDOUT and one ratelimited line.
+ */
+
+#define NEURON_MBOX_SIZE		SZ_64K
+#define NEURON_MBOX_WAIT_MS		1000
+#define NEURON_MBOX_CMD_READ_REGS	1
+#define NEURON_MBOX_OK			0
+#define NEURON_MBOX_FAILED		1
+#define NEURON_MBOX_UNKNOWN		2
+
+/**
+ * struct neuron_mbox_req - the header of a mailbox request
+ * @seq: the sequence number, 1..255.
+ * @cmd: the command.
+ * @size: bytes of the request, this header included.
+ * @crc: CRC-32C of the request, computed with this field 0.
+ */
+struct neuron_mbox_req {
+	u8 seq;
+	u8 cmd;
+	__le16 size;
+	__le32 crc;
+};
+
+/**
+ * struct neuron_mbox_resp - the header of a mailbox answer
+ * @seq: the sequence number of the request it answers.
+ * @status: NEURON_MBOX_OK, _FAILED or _UNKNOWN.
+ * @size: bytes of the answer, this header included.
+ */
+struct neuron_mbox_resp {
+	u8 seq;
+	u8 status;
+	__le16 size;
+};
+
+/* CRC-32C (Castagnoli): initial value and final XOR all ones. */
+static u32 neuron_pci_crc32c(const void *p, size_t len)
+{
+	return ~neuron_crc32c_update(~0U, p, len);
+}
+
+/* The two buffers, before the device is exposed (np->nd is not set yet). */
+static int neuron_pci_mbox_init(struct neuron_device *nd)
+{
+	struct neuron_pci *np = nd->backend;
+	void *cookie;
+	int ret;
+
+	ret = neuron_pci_coherent_alloc(nd, NEURON_MBOX_SIZE, (void **)&np->mbox_req,
+					&np->mbox_req_iova, &cookie);
+	if (ret)
+		return ret;
+	ret = neuron_pci_coherent_alloc(nd, NEURON_MBOX_SIZE, (void **)&np->mbox_resp,
+					&np->mbox_resp_iova, &cookie);
+	if (ret) {
+		neuron_pci_coherent_free(nd, NEURON_MBOX_SIZE, np->mbox_req,
+					 np->mbox_req_iova, NULL);
+		np->mbox_req = NULL;
+	}
+	return ret;
+}
+
+static void neuron_pci_mbox_fini(struct neuron_device *nd)
+{
+	struct neuron_pci *np = nd->backend;
+
+	if (!np->mbox_req)
+		return;
+	neuron_pci_coherent_free(nd, NEURON_MBOX_SIZE, np->mbox_resp,
+				 np->mbox_resp_iova, NULL);
+	neuron_pci_coherent_free(nd, NEURON_MBOX_SIZE, np->mbox_req,
+				 np->mbox_req_iova, NULL);
+	np->mbox_req = NULL;
+	np->mbox_resp = NULL;
+}
+
+/*
+ * One attempt of the request in the buffer, its sequence @seq: 0 and
+ * the answer's status in *@status, or -ETIMEDOUT.
+ */
+static int neuron_pci_mbox_attempt(struct neuron_pci *np, u8 seq, u8 *status)
+{
+	struct neuron_mbox_resp *resp = (struct neuron_mbox_resp *)np->mbox_resp;
+	u64 misc = np->nd->hal->arch->silicon->misc_ram;
+	unsigned long end;
+
+	ndhal_wr(&np->io, misc + NDHAL_MISC_REQ_HI, upper_32_bits(np->mbox_req_iova));
+	ndhal_wr(&np->io, misc + NDHAL_MISC_REQ_LO, lower_32_bits(np->mbox_req_iova));
+	ndhal_wr(&np->io, misc + NDHAL_MISC_RESP_HI, upper_32_bits(np->mbox_resp_iova));
+	ndhal_wr(&np->io, misc + NDHAL_MISC_RESP_LO, lower_32_bits(np->mbox_resp_iova));
+	WRITE_ONCE(resp->seq, 0);
+	/* writel() orders the buffers' stores before the doorbell. */
+	ndhal_wr(&np->io, misc + NDHAL_MISC_DOORBELL, 1);
+	end = jiffies + msecs_to_jiffies(NEURON_MBOX_WAIT_MS);
+	for (;;) {
+		if (READ_ONCE(resp->seq) == seq) {
+			/* The rest of the answer is read after its sequence. */
+			dma_rmb();
+			*status = resp->status;
+			return 0;
+		}
+		if (time_after(jiffies, end))
+			return -ETIMEDOUT;
+		usleep_range(1000, 2000);
+	}
+}
+
+/*
+ * Send request @cmd with @len bytes of @payload; the answer's payload, up
+ * to @out_len bytes, into @out. Return: the bytes of the answer's
+ * payload, or -ETIMEDOUT (no answer to any attempt), -EIO (the firmware
+ * failed it each time), -EOPNOTSUPP (it does not know @cmd), -EPROTO (an
+ * answer's size is no answer's), -ENODEV (no mailbox).
+ */
+static int neuron_pci_mbox(struct neuron_pci *np, u8 cmd, const void *payload,
+			   size_t len, void *out, size_t out_len)
+{
+	struct neuron_mbox_req *req = (struct neuron_mbox_req *)np->mbox_req;
+	struct neuron_mbox_resp *resp = (struct neuron_mbox_resp *)np->mbox_resp;
+	unsigned int tries = max(READ_ONCE(neuron_pci_mbox_tries), 1U), i;
+	size_t size = sizeof(*req) + len, got;
+	int ret = -ETIMEDOUT;
+	u8 status = NEURON_MBOX_OK;
+
+	if (!req)
+		return -ENODEV;
+	if (WARN_ON_ONCE(size > NEURON_MBOX_SIZE))
+		return -EINVAL;
+	mutex_lock(&np->mbox_lock);
+	for (i = 0; i < tries; i++) {
+		/* A new sequence for every attempt: a late answer is not taken. */
+		np->mbox_seq = np->mbox_seq == U8_MAX ? 1 : np->mbox_seq + 1;
+		req->seq = np->mbox_seq;
+		req->cmd = cmd;
+		req->size = cpu_to_le16(size);
+		req->crc = 0;
+		memcpy(req + 1, payload, len);
+		req->crc = cpu_to_le32(neuron_pci_crc32c(req, size));
+		ret = neuron_pci_mbox_attempt(np, req->seq, &status);
+		if (ret)
+			continue;
+		if (status == NEURON_MBOX_OK) {
+			got = le16_to_cpu(resp->size);
+			if (got < sizeof(*resp) || got - sizeof(*resp) > out_len) {
+				ret = -EPROTO;
+				break;
+			}
+			got -= sizeof(*resp);
+			memcpy(out, resp + 1, got);
+			ret = got;
+			break;
+		}
+		ret = status == NEURON_MBOX_UNKNOWN ? -EOPNOTSUPP : -EIO;
+		if (status == NEURON_MBOX_UNKNOWN)
+			break;
+	}
+	mutex_unlock(&np->mbox_lock);
+	if (ret < 0)
+		dev_err_ratelimited(&np->pdev->dev,
+				    "firmware mailbox: command %u: %s after %u attempts (%d)\n",
+				    cmd, ret == -ETIMEDOUT ? "no answer" : "failed",
+				    min(i + 1, tries), ret);
+	return ret;
+}
+
+/*
+ * The registers of misc RAM at @offs, read through the firmware's
+ * read-registers request (device addresses in, 32-bit values out).
+ */
+static int neuron_pci_mbox_read(struct neuron_pci *np, const u32 *offs, u32 *vals, u32 n)
+{
+	u64 base = np->nd->hal->arch->silicon->misc_ram_dev;
+	__le64 addr[NDHAL_FW_ECC_COUNTERS + 2];
+	__le32 out[ARRAY_SIZE(addr)];
+	u32 i;
+	int ret;
+
+	if (WARN_ON_ONCE(n > ARRAY_SIZE(addr)))
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		addr[i] = cpu_to_le64(base + offs[i]);
+	ret = neuron_pci_mbox(np, NEURON_MBOX_CMD_READ_REGS, addr, n * sizeof(addr[0]),
+			      out, sizeof(out));
+	if (ret < 0)
+		return ret;
+	if (ret != n * sizeof(out[0])) {
+		dev_err_ratelimited(&np->pdev->dev,
+				    "firmware mailbox: %d bytes for %u registers\n", ret, n);
+		return -EPROTO;
+	}
+	for (i = 0; i < n; i++)
+		vals[i] = le32_to_cpu(out[i]);
+	return 0;
+}
+
+/* The serial number and the ECC counters, in one request. */
+static int neuron_pci_fw_info(struct neuron_device *nd, struct ndhal_fw_info *info)
+{
+	static const u32 offs[] = {
+		NDHAL_MISC_SERIAL_LO, NDHAL_MISC_SERIAL_HI,
+		NDHAL_MISC_ECC, NDHAL_MISC_ECC + 4, NDHAL_MISC_ECC + 8,
+		NDHAL_MISC_ECC + 12, NDHAL_MISC_ECC + 16,
+	};
+	u32 vals[ARRAY_SIZE(offs)];
+	int ret;
+
+	BUILD_BUG_ON(ARRAY_SIZE(offs) != 2 + NDHAL_FW_ECC_COUNTERS);
+	ret = neuron_pci_mbox_read(nd->backend, offs, vals, ARRAY_SIZE(offs));
+	if (ret)
+		return ret;
+	info->serial = (u64)vals[1] << 32 | vals[0];
+	memcpy(info->ecc, &vals[2], sizeof(info->ecc));
+	return 0;
 }
 
 /* ---- the copy queues ---- */
@@ -548,6 +800,7 @@ const struct ndhal_ops neuron_pci_ops = {
 	/* [inferred] 1 ms: the facts give no notice of a change, nor a rate. */
 	.sem_poll_us = 1000,
 	.sem_update = neuron_pci_sem_update,
+	.fw_info = neuron_pci_fw_info,
 };
 
 /*
@@ -594,6 +847,7 @@ static int neuron_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id
 		return -ENOMEM;
 	np->pdev = pdev;
 	spin_lock_init(&np->sem_lock);
+	mutex_init(&np->mbox_lock);
 
 	ret = pcim_enable_device(pdev);
 	if (ret)

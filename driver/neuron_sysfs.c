@@ -12,7 +12,9 @@
  *
  * Everything here is world-readable: no owner pid or uid. The values are
  * the counters of struct neuron_nc and struct neuron_device, read as
- * atomics; the states are read under the NC's lock.
+ * atomics; the states are read under the NC's lock. The serial number and
+ * ecc/ of a PCI device with its engines driven are asked of the firmware
+ * at each read, through its mailbox (one request at a time per device).
  */
 #include <linux/device.h>
 #include <linux/mutex.h>
@@ -21,6 +23,7 @@
 #include "neuron_common.h"
 #include "neuron_nc.h"
 #include "neuron_device.h"
+#include "neuron_hw.h"
 
 static const char * const neuron_nc_state_names[] = {
 	[NEURON_NC_FREE] = "free",
@@ -119,6 +122,24 @@ static ssize_t state_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(state);
 
+/*
+ * What the firmware reports is asked for at each read (neuron_hw_fw_info():
+ * the mailbox, up to pci_mbox_tries seconds when it does not answer); its
+ * errno is the read's.
+ */
+static ssize_t serial_number_show(struct device *dev,
+				  struct device_attribute *attr, char *buf)
+{
+	struct ndhal_fw_info info;
+	int ret;
+
+	ret = neuron_hw_fw_info(neuron_sysfs_nd(dev), &info);
+	if (ret)
+		return ret;
+	return sysfs_emit(buf, "%016llx\n", info.serial);
+}
+static DEVICE_ATTR_RO(serial_number);
+
 static struct attribute *neuron_dev_attrs[] = {
 	&dev_attr_arch.attr,
 	&dev_attr_product.attr,
@@ -127,11 +148,92 @@ static struct attribute *neuron_dev_attrs[] = {
 	&dev_attr_mem_used_device.attr,
 	&dev_attr_mem_used_host.attr,
 	&dev_attr_state.attr,
+	&dev_attr_serial_number.attr,
 	NULL,
 };
 
+/* serial_number only where there is a firmware to ask. */
+static umode_t neuron_dev_attr_visible(struct kobject *kobj, struct attribute *attr,
+				       int n)
+{
+	struct neuron_device *nd = neuron_sysfs_nd(kobj_to_dev(kobj));
+
+	if (attr == &dev_attr_serial_number.attr && !neuron_hw_has_fw(nd))
+		return 0;
+	return attr->mode;
+}
+
 static const struct attribute_group neuron_dev_group = {
 	.attrs = neuron_dev_attrs,
+	.is_visible = neuron_dev_attr_visible,
+};
+
+/*
+ * ---- ecc/: the firmware's ECC counters ----
+ *
+ * <counter>_corrected and <counter>_uncorrected for the SRAM and each HBM
+ * stack: the halves of the counter's register (docs/hw-facts.md). The
+ * group is given only to a device with a firmware to ask.
+ */
+
+/**
+ * struct neuron_ecc_attribute - one file of ecc/
+ * @attr: the attribute.
+ * @index: the counter (struct ndhal_fw_info.ecc).
+ * @corrected: the corrected errors (bits 31:16), else the uncorrected.
+ */
+struct neuron_ecc_attribute {
+	struct device_attribute attr;
+	u32 index;
+	bool corrected;
+};
+
+static ssize_t neuron_ecc_show(struct device *dev, struct device_attribute *attr,
+			       char *buf)
+{
+	struct neuron_ecc_attribute *a =
+		container_of(attr, struct neuron_ecc_attribute, attr);
+	struct ndhal_fw_info info;
+	int ret;
+
+	ret = neuron_hw_fw_info(neuron_sysfs_nd(dev), &info);
+	if (ret)
+		return ret;
+	return sysfs_emit(buf, "%u\n", a->corrected ? info.ecc[a->index] >> 16 :
+			  info.ecc[a->index] & 0xffff);
+}
+
+#define NEURON_ECC_ATTR(_name, _index, _corrected) {			\
+	.attr = __ATTR(_name, 0444, neuron_ecc_show, NULL),		\
+	.index = _index,						\
+	.corrected = _corrected,					\
+}
+
+static struct neuron_ecc_attribute neuron_ecc_attrs[] = {
+	NEURON_ECC_ATTR(sram_corrected, 0, true),
+	NEURON_ECC_ATTR(sram_uncorrected, 0, false),
+	NEURON_ECC_ATTR(hbm0_corrected, 1, true),
+	NEURON_ECC_ATTR(hbm0_uncorrected, 1, false),
+	NEURON_ECC_ATTR(hbm1_corrected, 2, true),
+	NEURON_ECC_ATTR(hbm1_uncorrected, 2, false),
+	NEURON_ECC_ATTR(hbm2_corrected, 3, true),
+	NEURON_ECC_ATTR(hbm2_uncorrected, 3, false),
+	NEURON_ECC_ATTR(hbm3_corrected, 4, true),
+	NEURON_ECC_ATTR(hbm3_uncorrected, 4, false),
+};
+
+static struct attribute *neuron_ecc_attr_list[] = {
+	&neuron_ecc_attrs[0].attr.attr, &neuron_ecc_attrs[1].attr.attr,
+	&neuron_ecc_attrs[2].attr.attr, &neuron_ecc_attrs[3].attr.attr,
+	&neuron_ecc_attrs[4].attr.attr, &neuron_ecc_attrs[5].attr.attr,
+	&neuron_ecc_attrs[6].attr.attr, &neuron_ecc_attrs[7].attr.attr,
+	&neuron_ecc_attrs[8].attr.attr, &neuron_ecc_attrs[9].attr.attr,
+	NULL,
+};
+
+static const struct attribute_group neuron_ecc_group = {
+	.name = "ecc",
+	.attrs = neuron_ecc_attr_list,
 };
 
 /* ---- the NeuronCores ---- */
@@ -268,14 +370,19 @@ static void neuron_nc_groups_init(void)
  * @nd: the device, its hal set, not registered yet.
  *
  * Return: the NULL-terminated list to put in the class device's groups
- * (stored in @nd): the device's group and one per NC it has.
+ * (stored in @nd): the device's group, ecc/ when there is a firmware to
+ * ask, and one per NC it has.
  */
 const struct attribute_group **neuron_sysfs_groups(struct neuron_device *nd)
 {
 	u32 i, n = 0;
 
+	BUILD_BUG_ON(ARRAY_SIZE(neuron_ecc_attr_list) != ARRAY_SIZE(neuron_ecc_attrs) + 1);
+	BUILD_BUG_ON(ARRAY_SIZE(neuron_ecc_attrs) != 2 * NDHAL_FW_ECC_COUNTERS);
 	neuron_nc_groups_init();
 	nd->groups[n++] = &neuron_dev_group;
+	if (neuron_hw_has_fw(nd))
+		nd->groups[n++] = &neuron_ecc_group;
 	for (i = 0; i < nd->hal->arch->nc_count && i < NEURON_MAX_NC; i++)
 		nd->groups[n++] = &neuron_nc_groups[i];
 	nd->groups[n] = NULL;

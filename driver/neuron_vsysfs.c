@@ -9,7 +9,9 @@
  * neuron_device/neuron<N>), N the minor of /dev/neuron<N>. Each device
  * gets one such sysfs-only device (no device number, so no second node):
  * core_count, connected_devices, info/architecture/{arch_type,
- * device_name, instance_type} and, per NeuronCore,
+ * device_name, instance_type}, info/serial_number where there is a
+ * firmware to ask (a PCI device with its engines driven) and, per
+ * NeuronCore,
  * neuron_core<M>/info/architecture/arch_type and
  * neuron_core<M>/stats/status/<status>/{total,present} for the statuses
  * the driver counts, neuron_core<M>/stats/other_info/<counter>/{total,
@@ -39,6 +41,7 @@
 #include "neuron_common.h"
 #include "neuron_nc.h"
 #include "neuron_device.h"
+#include "neuron_hw.h"
 
 /* The vendor's per-core statuses the driver counts, and their NEURON_EXEC_*. */
 static const struct {
@@ -220,6 +223,26 @@ static struct attribute *neuron_dev_arch_attrs[] = {
 static const struct attribute_group neuron_dev_arch_group = {
 	.attrs = neuron_dev_arch_attrs,
 };
+
+/*
+ * info/serial_number of a device with a firmware to ask: one level below
+ * the device; asked of the firmware at each read, as ours
+ * (/sys/class/neuron/neuron<N>/serial_number).
+ */
+static ssize_t dev_serial_number_show(struct kobject *kobj, struct kobj_attribute *attr,
+				      char *buf)
+{
+	struct ndhal_fw_info info;
+	int ret;
+
+	ret = neuron_hw_fw_info(neuron_vsysfs_nd(kobj, 1), &info);
+	if (ret)
+		return ret;
+	return sysfs_emit(buf, "%016llx\n", info.serial);
+}
+
+static struct kobj_attribute neuron_dev_serial_number =
+	__ATTR(serial_number, 0444, dev_serial_number_show, NULL);
 
 /* neuron_core<M>/info/architecture/: three levels below the device. */
 static ssize_t nc_arch_type_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -455,15 +478,25 @@ static struct kobject *neuron_vsysfs_kobj(struct neuron_vsysfs *vs, const char *
 	return kobj;
 }
 
-/* info/architecture under @parent with @group: 0 or -errno. */
+/*
+ * info/architecture under @parent with @group, and @info_attr (if any) in
+ * info/: 0 or -errno.
+ */
 static int neuron_vsysfs_arch(struct neuron_vsysfs *vs, struct kobject *parent,
-			      const struct attribute_group *group)
+			      const struct attribute_group *group,
+			      const struct kobj_attribute *info_attr)
 {
 	struct kobject *info, *arch;
+	int ret;
 
 	info = neuron_vsysfs_kobj(vs, "info", parent);
 	if (!info)
 		return -ENOMEM;
+	if (info_attr) {
+		ret = sysfs_create_file(info, &info_attr->attr);
+		if (ret)
+			return ret;
+	}
 	arch = neuron_vsysfs_kobj(vs, "architecture", info);
 	if (!arch)
 		return -ENOMEM;
@@ -617,7 +650,8 @@ int neuron_vsysfs_add(struct neuron_device *nd)
 		return ret;
 	}
 	nd->vsysfs = vs;
-	ret = neuron_vsysfs_arch(vs, &vs->dev->kobj, &neuron_dev_arch_group);
+	ret = neuron_vsysfs_arch(vs, &vs->dev->kobj, &neuron_dev_arch_group,
+				 neuron_hw_has_fw(nd) ? &neuron_dev_serial_number : NULL);
 	if (!ret) {
 		struct kobject *stats = neuron_vsysfs_kobj(vs, "stats", &vs->dev->kobj);
 
@@ -628,7 +662,7 @@ int neuron_vsysfs_add(struct neuron_device *nd)
 
 		snprintf(name, sizeof(name), "neuron_core%u", m);
 		core = neuron_vsysfs_kobj(vs, name, &vs->dev->kobj);
-		ret = core ? neuron_vsysfs_arch(vs, core, &neuron_nc_arch_group) : -ENOMEM;
+		ret = core ? neuron_vsysfs_arch(vs, core, &neuron_nc_arch_group, NULL) : -ENOMEM;
 		if (!ret)
 			ret = neuron_vsysfs_status(vs, core, neuron_nc_get(nd, m));
 	}

@@ -443,7 +443,9 @@ tier debug && debug_tier
 # trn2, each without and with a vIOMMU; neuron.ko loaded with
 # pci_engines=1 drives the model's engines through its registers, and the
 # selftests run against /dev/neuron0 (what the device lacks skips and counts
-# as skipped; scripts/tests/neuron_pci_ready, last, makes the model not
+# as skipped; scripts/tests/neuron_pci_mbox reads the serial number and ECC
+# counters through the firmware mailbox and makes it silent;
+# scripts/tests/neuron_pci_ready, last, makes the model not
 # ready for a while and for ever through its control socket, which is the
 # guest's /dev/ttyS1; initramfs.sh -P adds unbind, bind and reload with a
 # file open). Then the debug kernel boots a trn2 behind a vIOMMU and a trn1 with
@@ -486,7 +488,8 @@ pci_tier() {
 			[ "$io" = 0 ] || name+=" vIOMMU"
 			d="$RUN/pci-$pers-iommu$io"
 			VM_PCI=$pers NEURON_VM_IOMMU=$io vm_start "$name" "$name: " "$VMLINUX61" "$d" \
-				-P -k "$kmod" "${shim_opt[@]}" "${xtools[@]}" "${progs[@]}" "$S/tests/neuron_pci_ready"
+				-P -k "$kmod" "${shim_opt[@]}" "${xtools[@]}" "${progs[@]}" \
+				"$S/tests/neuron_pci_mbox" "$S/tests/neuron_pci_ready"
 		done
 	done
 	vm_collect
@@ -499,7 +502,7 @@ pci_tier() {
 	gcov_build "$d" "$b" " for the pci tier" || true
 	[ -f "$b/neuron.ko" ] || return 0
 	# Two boots of the same gcov build, side by side: a trn2 (v3) behind a
-	# vIOMMU with every selftest and neuron_pci_ready, and a trn1 (v2, ndhal_v2.c) with the
+	# vIOMMU with every selftest, neuron_pci_mbox and neuron_pci_ready, and a trn1 (v2, ndhal_v2.c) with the
 	# selftests of the register code only (memory, copies, notification
 	# queues, semaphores), to keep the tier short. Their data is merged.
 	p=()
@@ -509,7 +512,7 @@ pci_tier() {
 	VM_PCI=trn2 NEURON_VM_IOMMU=1 NEURON_VM_MEM=1G NEURON_VM_TIMEOUT=${NEURON_VM_TIMEOUT:-1500} \
 		vm_start "$KRELEASE PCI trn2 vIOMMU (debug)" "$KRELEASE PCI trn2 vIOMMU (debug): " \
 		"$IMAGE" "$d" -P -k "$b/neuron.ko" -d "$b/neuron_kunit.ko" "${shim_opt[@]}" \
-		"${xtools[@]}" "${progs[@]}" "$S/tests/neuron_pci_ready"
+		"${xtools[@]}" "${progs[@]}" "$S/tests/neuron_pci_mbox" "$S/tests/neuron_pci_ready"
 	VM_PCI=trn1 NEURON_VM_IOMMU=0 NEURON_VM_MEM=1G NEURON_VM_TIMEOUT=${NEURON_VM_TIMEOUT:-1500} \
 		vm_start "$KRELEASE PCI trn1 (debug)" "$KRELEASE PCI trn1 (debug): " \
 		"$IMAGE" "$d-trn1" -P -k "$b/neuron.ko" -d "$b/neuron_kunit.ko" "${p[@]}"

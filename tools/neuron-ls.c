@@ -37,7 +37,7 @@ static void print_usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: %s [-w|--wide] [-a|--show-all-procs] [-t|--topology] [-j|--json-output]\n"
-		"       %s --details | --details-json\n"
+		"       %s --details | --details-json | --firmware\n"
 		"List the neuron devices (generic netlink family 'neuron').\n"
 		"\n"
 		"  -w, --wide             add PID, COMMAND and RUNTIME VERSION columns\n"
@@ -47,10 +47,51 @@ static void print_usage(FILE *f)
 		"  -j, --json-output      print a JSON array of device objects\n"
 		"      --details          our table: every device and NeuronCore\n"
 		"      --details-json     our JSON document (\"version\": 1)\n"
+		"      --firmware         each device's serial number and ECC counters,\n"
+		"                         asked of its firmware (PCI, engines driven)\n"
 		"  -h, --help             print this help and exit\n"
 		"\n"
 		"Exit status: 0 ok, 1 the neuron driver is not loaded or no device,\n"
 		"2 netlink error, 64 bad usage.\n", prog, prog);
+}
+
+/*
+ * --firmware: one DEV_FW_GET per device. A device whose firmware cannot
+ * be asked (no firmware: EOPNOTSUPP; no answer: ETIMEDOUT) gets a line on
+ * stderr with the kernel's errno and makes the exit status 2.
+ */
+static int print_firmware(struct nt_ctx *c, const struct nt_snapshot *s)
+{
+	static const char *const names[NT_ECC_COUNTERS] = {
+		"sram", "hbm0", "hbm1", "hbm2", "hbm3",
+	};
+	int ret = NT_EXIT_OK, err, kerr;
+	struct nt_fw fw;
+	unsigned int i, k;
+
+	for (i = 0; i < s->n_devs; i++) {
+		err = nt_fw_get(c, s->devs[i].index, &fw, &kerr);
+		if (kerr) {
+			fprintf(stderr, "%s: neuron%u: firmware: %s\n", prog,
+				s->devs[i].index, strerror(kerr));
+			ret = NT_EXIT_NETLINK;
+			continue;
+		}
+		if (err) {
+			nt_report(prog, "DEV_FW_GET", err);
+			ret = NT_EXIT_NETLINK;
+			continue;
+		}
+		if (fw.have_serial)
+			printf("neuron%u serial %016llx\n", s->devs[i].index,
+			       (unsigned long long)fw.serial);
+		for (k = 0; k < NT_ECC_COUNTERS; k++)
+			if (fw.have_ecc & (1u << k))
+				printf("neuron%u ecc %s corrected %u uncorrected %u\n",
+				       s->devs[i].index, names[k], fw.ecc_corrected[k],
+				       fw.ecc_uncorrected[k]);
+	}
+	return ret;
 }
 
 /* @v bytes as "123.4 MiB" into @buf. */
@@ -652,7 +693,7 @@ static void print_vendor_json(const struct ls_view *v)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_DETAILS = 256, OPT_DETAILS_JSON };
+	enum { OPT_DETAILS = 256, OPT_DETAILS_JSON, OPT_FIRMWARE };
 	static const struct option opts[] = {
 		{ "wide", no_argument, NULL, 'w' },
 		{ "show-all-procs", no_argument, NULL, 'a' },
@@ -660,6 +701,7 @@ int main(int argc, char **argv)
 		{ "json-output", no_argument, NULL, 'j' },
 		{ "details", no_argument, NULL, OPT_DETAILS },
 		{ "details-json", no_argument, NULL, OPT_DETAILS_JSON },
+		{ "firmware", no_argument, NULL, OPT_FIRMWARE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -686,6 +728,7 @@ int main(int argc, char **argv)
 			break;
 		case OPT_DETAILS:
 		case OPT_DETAILS_JSON:
+		case OPT_FIRMWARE:
 			details = opt;
 			break;
 		case 'h':
@@ -706,7 +749,8 @@ int main(int argc, char **argv)
 		return NT_EXIT_USAGE;
 	}
 	if (details && (json || show)) {
-		fprintf(stderr, "%s: --details and --details-json go alone\n", prog);
+		fprintf(stderr, "%s: --details, --details-json and --firmware go alone\n",
+			prog);
 		print_usage(stderr);
 		return NT_EXIT_USAGE;
 	}
@@ -714,6 +758,18 @@ int main(int argc, char **argv)
 	if (ret)
 		return ret;
 	ret = nt_snapshot_get(&ctx, &snap);
+	if (!ret && details == OPT_FIRMWARE) {
+		ret = snap.n_devs ? print_firmware(&ctx, &snap) : NT_EXIT_NO_MODULE;
+		if (!snap.n_devs)
+			fprintf(stderr, "%s: No neuron devices found\n", prog);
+		nt_ctx_close(&ctx);
+		nt_snapshot_free(&snap);
+		if (fflush(stdout) || ferror(stdout)) {
+			perror(prog);
+			return NT_EXIT_NETLINK;
+		}
+		return ret;
+	}
 	nt_ctx_close(&ctx);
 	if (ret)
 		return ret;

@@ -60,6 +60,11 @@ static struct nla_policy nt_policy[NEURON_A_MAX + 1] = {
 	[NEURON_A_NC_MEM_DEVICE_PEAK] = { .type = NLA_U64 },
 	[NEURON_A_NC_MEM_HOST_PEAK] = { .type = NLA_U64 },
 	[NEURON_A_NC_EXEC_TOTAL_LATENCY] = { .type = NLA_NESTED },
+	[NEURON_A_DEV_SERIAL] = { .type = NLA_U64 },
+	[NEURON_A_DEV_ECC] = { .type = NLA_NESTED },
+	[NEURON_A_ECC_INDEX] = { .type = NLA_U32 },
+	[NEURON_A_ECC_CORRECTED] = { .type = NLA_U32 },
+	[NEURON_A_ECC_UNCORRECTED] = { .type = NLA_U32 },
 };
 
 struct nla_policy *nt_neuron_policy(void)
@@ -341,6 +346,19 @@ static int nt_nc_cb(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
+/* A request of @cmd with @flags, or NULL (no memory). */
+static struct nl_msg *nt_msg(struct nt_ctx *c, uint8_t cmd, int flags)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+
+	if (msg && !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, c->family, 0, flags, cmd,
+				NEURON_GENL_VERSION)) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
+	return msg;
+}
+
 /* One dump of @cmd through @cb: 0 or a negative NLE_* code. */
 int nt_dump(struct nt_ctx *c, uint8_t cmd, int (*cb)(struct nl_msg *, void *),
 	    void *arg)
@@ -349,14 +367,9 @@ int nt_dump(struct nt_ctx *c, uint8_t cmd, int (*cb)(struct nl_msg *, void *),
 	struct nl_cb *nlcb;
 	int err;
 
-	msg = nlmsg_alloc();
+	msg = nt_msg(c, cmd, NLM_F_DUMP);
 	if (!msg)
 		return -NLE_NOMEM;
-	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, c->family, 0,
-			 NLM_F_DUMP, cmd, NEURON_GENL_VERSION)) {
-		nlmsg_free(msg);
-		return -NLE_NOMEM;
-	}
 	nlcb = nl_cb_clone(nl_socket_get_cb(c->sk));
 	if (!nlcb) {
 		nlmsg_free(msg);
@@ -368,6 +381,88 @@ int nt_dump(struct nt_ctx *c, uint8_t cmd, int (*cb)(struct nl_msg *, void *),
 	if (err >= 0)
 		err = nl_recvmsgs(c->sk, nlcb);
 	nl_cb_put(nlcb);
+	return err < 0 ? err : 0;
+}
+
+/* ---- DEV_FW_GET ---- */
+
+struct nt_fw_state {
+	struct nt_fw *fw;
+	int kerr;		/* the kernel's errno, positive */
+};
+
+static int nt_fw_cb(struct nl_msg *msg, void *arg)
+{
+	struct nt_fw_state *st = arg;
+	struct nlattr *tb[NEURON_A_MAX + 1], *e[NEURON_A_MAX + 1], *a;
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	int rem;
+	uint32_t i;
+
+	if (genlmsg_parse(nlh, 0, tb, NEURON_A_MAX, nt_policy) < 0)
+		return NL_SKIP;
+	if (tb[NEURON_A_DEV_SERIAL]) {
+		st->fw->serial = nla_get_u64(tb[NEURON_A_DEV_SERIAL]);
+		st->fw->have_serial = true;
+	}
+	nla_for_each_attr(a, genlmsg_attrdata(nlmsg_data(nlh), 0),
+			  genlmsg_attrlen(nlmsg_data(nlh), 0), rem) {
+		if (nla_type(a) != NEURON_A_DEV_ECC ||
+		    nla_parse_nested(e, NEURON_A_MAX, a, nt_policy) < 0 ||
+		    !e[NEURON_A_ECC_INDEX] || !e[NEURON_A_ECC_CORRECTED] ||
+		    !e[NEURON_A_ECC_UNCORRECTED])
+			continue;
+		i = nla_get_u32(e[NEURON_A_ECC_INDEX]);
+		if (i >= NT_ECC_COUNTERS)
+			continue;
+		st->fw->ecc_corrected[i] = nla_get_u32(e[NEURON_A_ECC_CORRECTED]);
+		st->fw->ecc_uncorrected[i] = nla_get_u32(e[NEURON_A_ECC_UNCORRECTED]);
+		st->fw->have_ecc |= 1u << i;
+	}
+	return NL_OK;
+}
+
+static int nt_fw_err(struct sockaddr_nl *who, struct nlmsgerr *e, void *arg)
+{
+	struct nt_fw_state *st = arg;
+
+	(void)who;
+	st->kerr = -e->error;
+	return NL_STOP;
+}
+
+int nt_fw_get(struct nt_ctx *c, uint32_t dev, struct nt_fw *fw, int *kerr)
+{
+	struct nt_fw_state st = { .fw = fw };
+	struct nl_msg *msg;
+	struct nl_cb *nlcb;
+	int err;
+
+	memset(fw, 0, sizeof(*fw));
+	*kerr = 0;
+	msg = nt_msg(c, NEURON_CMD_DEV_FW_GET, 0);
+	if (!msg)
+		return -NLE_NOMEM;
+	if (nla_put_u32(msg, NEURON_A_DEV_INDEX, dev) < 0) {
+		nlmsg_free(msg);
+		return -NLE_NOMEM;
+	}
+	nlcb = nl_cb_clone(nl_socket_get_cb(c->sk));
+	if (!nlcb) {
+		nlmsg_free(msg);
+		return -NLE_NOMEM;
+	}
+	nl_cb_set(nlcb, NL_CB_VALID, NL_CB_CUSTOM, nt_fw_cb, &st);
+	nl_cb_err(nlcb, NL_CB_CUSTOM, nt_fw_err, &st);
+	err = nl_send_auto(c->sk, msg);
+	nlmsg_free(msg);
+	if (err >= 0)
+		err = nl_recvmsgs(c->sk, nlcb);
+	/* The answer, then the ack that nl_send_auto() asked for. */
+	if (err >= 0 && !st.kerr)
+		err = nl_wait_for_ack(c->sk);
+	nl_cb_put(nlcb);
+	*kerr = st.kerr;
 	return err < 0 ? err : 0;
 }
 

@@ -147,6 +147,30 @@ int nt_parse_nc(struct nlattr **tb, struct nt_nc *nc);
 int nt_dump(struct nt_ctx *c, uint8_t cmd, int (*cb)(struct nl_msg *, void *),
 	    void *arg);
 
+#define NT_ECC_COUNTERS		5
+
+/**
+ * struct nt_fw - a DEV_FW_GET answer
+ * @serial: the device's serial number, if @have_serial.
+ * @ecc_corrected: per NEURON_ECC_* counter, if bit i of @have_ecc.
+ * @ecc_uncorrected: as @ecc_corrected.
+ * @have_serial: the answer had NEURON_A_DEV_SERIAL.
+ * @have_ecc: bit i: the answer had counter i.
+ */
+struct nt_fw {
+	uint64_t serial;
+	uint32_t ecc_corrected[NT_ECC_COUNTERS];
+	uint32_t ecc_uncorrected[NT_ECC_COUNTERS];
+	bool have_serial;
+	uint32_t have_ecc;
+};
+
+/*
+ * Ask device @dev's firmware (DEV_FW_GET): 0, or a negative NLE_* code;
+ * *@kerr is then the kernel's errno when it refused the request, else 0.
+ */
+int nt_fw_get(struct nt_ctx *c, uint32_t dev, struct nt_fw *fw, int *kerr);
+
 /* Print a message for libnl error @err (negative NLE_*) of @what. */
 void nt_report(const char *prog, const char *what, int err);
 

@@ -25,12 +25,20 @@
  * @NEURON_CMD_EVENT: a notification of the "events" group, with
  *	NEURON_A_EVENT_TYPE, NEURON_A_DEV_INDEX and, when it is about one
  *	NC, NEURON_A_NC_INDEX; NEURON_A_EVENT_CODE for faults.
+ * @NEURON_CMD_DEV_FW_GET: do only, NEURON_A_DEV_INDEX given: what the
+ *	device's firmware reports, asked through its mailbox (it may take
+ *	seconds): NEURON_A_DEV_INDEX, NEURON_A_DEV_SERIAL and one
+ *	NEURON_A_DEV_ECC per ECC counter. EOPNOTSUPP for a device with no
+ *	firmware to ask (the simulator, a PCI device with its engines off),
+ *	ETIMEDOUT when the firmware does not answer, EIO when it fails the
+ *	request, EPROTO when its answer is not one.
  */
 enum neuron_cmd {
 	NEURON_CMD_UNSPEC,
 	NEURON_CMD_DEV_GET,
 	NEURON_CMD_NC_GET,
 	NEURON_CMD_EVENT,
+	NEURON_CMD_DEV_FW_GET,
 	__NEURON_CMD_MAX,
 };
 
@@ -54,6 +62,11 @@ enum neuron_event_type {
 #define NEURON_RESET_EXEC_TIMEOUT	3
 
 /* NEURON_A_NC_STATE: the NEURON_NC_* states of uapi/neuron.h. */
+
+/* NEURON_A_ECC_INDEX: the memory an ECC counter is of. */
+#define NEURON_ECC_SRAM		0
+#define NEURON_ECC_HBM0		1	/* HBM stack i: NEURON_ECC_HBM0 + i */
+#define NEURON_ECC_COUNTERS	5
 
 /**
  * enum neuron_attr - attributes (NLA_ types in docs/netlink.md)
@@ -123,6 +136,13 @@ enum neuron_event_type {
  * @NEURON_A_NC_EXEC_TOTAL_LATENCY: nested, the histogram of the
  *	executions' time from their submission (the EXECUTE call) to their
  *	end, however they ended, with the buckets of NEURON_A_NC_EXEC_LATENCY.
+ * @NEURON_A_DEV_SERIAL: u64, the device's serial number (DEV_FW_GET).
+ * @NEURON_A_DEV_ECC: nested, one per ECC counter of the device
+ *	(DEV_FW_GET), with NEURON_A_ECC_INDEX, _CORRECTED, _UNCORRECTED.
+ * @NEURON_A_ECC_INDEX: u32 (nested in NEURON_A_DEV_ECC), the memory:
+ *	NEURON_ECC_SRAM, or NEURON_ECC_HBM0 + i for HBM stack i.
+ * @NEURON_A_ECC_CORRECTED: u32, errors corrected (16 bits wide).
+ * @NEURON_A_ECC_UNCORRECTED: u32, errors not corrected (16 bits wide).
  *
  * NEURON_A_NC_EXEC_OK to NEURON_A_NC_EXEC_LATENCY and
  * NEURON_A_NC_EXEC_TOTAL_LATENCY tell how another user's work runs:
@@ -177,6 +197,11 @@ enum neuron_attr {
 	NEURON_A_NC_MEM_DEVICE_PEAK,
 	NEURON_A_NC_MEM_HOST_PEAK,
 	NEURON_A_NC_EXEC_TOTAL_LATENCY,
+	NEURON_A_DEV_SERIAL,
+	NEURON_A_DEV_ECC,
+	NEURON_A_ECC_INDEX,
+	NEURON_A_ECC_CORRECTED,
+	NEURON_A_ECC_UNCORRECTED,
 	__NEURON_A_MAX,
 };
 

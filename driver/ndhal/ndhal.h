@@ -147,6 +147,20 @@ struct neuron_exec_hw_status {
 	__le32 status;
 };
 
+/* ECC counters of struct ndhal_fw_info: SRAM, then HBM 0 to 3. */
+#define NDHAL_FW_ECC_COUNTERS	5
+
+/**
+ * struct ndhal_fw_info - what the firmware reports of the device
+ * @serial: the device's serial number.
+ * @ecc: the ECC counters, [0] SRAM and [1 + i] HBM i, each with the
+ *	corrected errors in bits 31:16 and the uncorrected in bits 15:0.
+ */
+struct ndhal_fw_info {
+	u64 serial;
+	u32 ecc[NDHAL_FW_ECC_COUNTERS];
+};
+
 /**
  * struct ndhal_exec - one execution handed to a core (ndhal_ops.exec_start)
  * @nc: the NeuronCore.
@@ -280,6 +294,12 @@ struct ndhal_exec {
  *	work at a reset or the device's removal. Return: 0 (it ended: status
  *	written, interrupt raised), -EINPROGRESS (call again), -EAGAIN
  *	(nothing to compute now), -ENODEV.
+ * @fw_info: read what the firmware reports of the device (struct
+ *	ndhal_fw_info) through its mailbox; may sleep for seconds. 0, or
+ *	-ETIMEDOUT when the firmware does not answer, -EIO when it refuses,
+ *	-EPROTO for an answer that is not one, -EOPNOTSUPP. NULL: no
+ *	firmware (the simulator); with NEURON_DEV_ENGINES_OFF it is not
+ *	called (no bus mastering, no mailbox buffers).
  */
 struct ndhal_ops {
 	const char *name;
@@ -328,6 +348,7 @@ struct ndhal_ops {
 	int (*exec_start)(struct neuron_device *nd, const struct ndhal_exec *e);
 	void (*exec_reset)(struct neuron_device *nd, u32 nc, u32 code);
 	int (*exec_drive)(struct neuron_device *nd, u32 nc);
+	int (*fw_info)(struct neuron_device *nd, struct ndhal_fw_info *info);
 };
 
 /**

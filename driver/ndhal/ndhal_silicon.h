@@ -64,7 +64,10 @@ struct ndhal_udma_init {
  *	same on an IOMMU's IOVA is [inferred]).
  * @dma_bits: the widest host DMA address the device takes: below
  *	@host_window [inferred].
- * @misc_ram: BAR offset of the firmware's misc RAM (readiness, identity).
+ * @misc_ram: BAR offset of the firmware's misc RAM (readiness, identity,
+ *	the mailbox).
+ * @misc_ram_dev: the device address of the misc RAM (what the mailbox's
+ *	read-registers request names).
  * @dram_addr: device address of each DRAM channel.
  * @dram_bar: offset of each DRAM channel in the DRAM BAR.
  * @dram_channel_size: bytes of one channel.
@@ -78,6 +81,7 @@ struct ndhal_silicon {
 	u64 host_window;
 	u32 dma_bits;
 	u32 misc_ram;
+	u64 misc_ram_dev;
 	u64 dram_addr[NEURON_MAX_DRAM_CHANNELS];
 	u64 dram_bar[NEURON_MAX_DRAM_CHANNELS];
 	u64 dram_channel_size;
@@ -92,6 +96,16 @@ struct ndhal_silicon {
 #define NDHAL_MISC_NOT_READY		0xdeadbeef
 /* Routing ids are device numbers below this. */
 #define NDHAL_ROUTING_ID_MAX		64
+/* Misc RAM: the serial number and the ECC counters (struct ndhal_fw_info). */
+#define NDHAL_MISC_SERIAL_LO		0x038
+#define NDHAL_MISC_SERIAL_HI		0x03c
+#define NDHAL_MISC_ECC			0x040	/* 4 bytes each */
+/* Misc RAM: the mailbox's buffer addresses and doorbell. */
+#define NDHAL_MISC_REQ_HI		0x1f0
+#define NDHAL_MISC_REQ_LO		0x1f4
+#define NDHAL_MISC_RESP_HI		0x1f8
+#define NDHAL_MISC_RESP_LO		0x1fc
+#define NDHAL_MISC_DOORBELL		0x800
 
 int ndhal_udma_engine_init(const struct ndhal_io *io, const struct ndhal_arch *arch,
 			   u32 engine);

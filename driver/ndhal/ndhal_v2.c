@@ -44,6 +44,7 @@ static const struct ndhal_silicon ndhal_silicon_v2 = {
 	.host_window = BIT_ULL(44),
 	.dma_bits = 44,		/* below the window bit [inferred] */
 	.misc_ram = 0x30fa0000,
+	.misc_ram_dev = 0x0ffff0fa0000ULL,
 	.dram_addr = { 0x0, 0x1000000000ULL },
 	.dram_bar = { 0x0, SZ_16G },
 	.dram_channel_size = SZ_16G,

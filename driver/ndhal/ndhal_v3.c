@@ -41,6 +41,7 @@ static const struct ndhal_silicon ndhal_silicon_v3 = {
 	.host_window = BIT_ULL(46),
 	.dma_bits = 46,		/* below the window bit [inferred] */
 	.misc_ram = 0x06c84000,
+	.misc_ram_dev = 0x8006c84000ULL,
 	.dram_addr = { 0x0, 0x4000000000ULL, 0x800000000000ULL, 0x804000000000ULL },
 	.dram_bar = { 0x0, 0x1000000000ULL, 0x2000000000ULL, 0x3000000000ULL },	/* 64 GiB apart */
 	.dram_channel_size = 0x600000000ULL,	/* 24 GiB */

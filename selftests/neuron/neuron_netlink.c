@@ -865,6 +865,25 @@ TEST_F(genl, malformed)
 	if (!netlink_core_reports_missing())
 		TH_LOG("this kernel's netlink core cannot name a missing attribute");
 
+	/*
+	 * DEV_FW_GET: a device to name; one with no firmware to ask (the
+	 * simulator, a PCI device with its engines off) says so; the device
+	 * model answers (scripts/tests/neuron_pci_mbox checks the values).
+	 */
+	req_init(&r, self->nl.family, NEURON_CMD_DEV_FW_GET, 0);
+	expect_err(_metadata, &self->nl, &r, -EINVAL, "DEV_FW_GET without DEV_INDEX");
+
+	req_init(&r, self->nl.family, NEURON_CMD_DEV_FW_GET, 0);
+	req_put_u32(&r, NEURON_A_DEV_INDEX, unused);
+	expect_err(_metadata, &self->nl, &r, -ENODEV, "DEV_FW_GET of an unknown device");
+
+	req_init(&r, self->nl.family, NEURON_CMD_DEV_FW_GET, 0);
+	req_put_u32(&r, NEURON_A_DEV_INDEX, self->node.minor);
+	if (!self->info.pci_vendor || (self->info.flags & NEURON_DEV_ENGINES_OFF))
+		expect_err(_metadata, &self->nl, &r, -EOPNOTSUPP, "DEV_FW_GET, no firmware");
+	else
+		EXPECT_EQ(0, nl_xact(&self->nl, &r, NULL, NULL));
+
 	req_init(&r, self->nl.family, NEURON_CMD_NC_GET, 0);
 	req_put_u32(&r, NEURON_A_DEV_INDEX, self->node.minor);
 	req_put_u32(&r, NEURON_A_NC_INDEX, self->info.nc_count);

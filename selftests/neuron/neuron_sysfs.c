@@ -71,6 +71,14 @@ static int check_dir(struct __test_metadata *_metadata, const char *dir,
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
 		EXPECT_EQ(0, lstat(path, &st));
+		if (class_dir && !strcmp(de->d_name, "ecc")) {
+			char sub[512];
+
+			EXPECT_TRUE(S_ISDIR(st.st_mode));
+			snprintf(sub, sizeof(sub), "%s/ecc", pattern);
+			n += check_dir(_metadata, path, sub, 0, false);
+			continue;
+		}
 		if (class_dir && sscanf(de->d_name, "nc%u%c", &m, &extra) == 1) {
 			char sub[512];
 
@@ -83,13 +91,22 @@ static int check_dir(struct __test_metadata *_metadata, const char *dir,
 		snprintf(pat, sizeof(pat), "%s/%s", pattern, de->d_name);
 		EXPECT_TRUE(documented(pat)) TH_LOG("%s (%s) is not documented in docs/ABI",
 						    path, pat);
-		if (class_dir || strstr(pattern, "/nc<M>"))
+		if (class_dir || strstr(pattern, "/nc<M>") || strstr(pattern, "/ecc"))
 			EXPECT_EQ(0444U, st.st_mode & 0777)
 				TH_LOG("%s: mode %o", path, st.st_mode & 0777);
 		n++;
 	}
 	closedir(d);
 	return n;
+}
+
+/*
+ * A firmware to ask (serial_number, ecc/): a PCI device with its engines
+ * driven.
+ */
+static bool has_fw(const struct neuron_device_info *info)
+{
+	return info->pci_vendor && !(info->flags & NEURON_DEV_ENGINES_OFF);
 }
 
 /* Replace @key in @in by @val into @out. */
@@ -178,7 +195,8 @@ TEST_F(sysfs, present_is_documented)
 	ASSERT_LT(0U, ARRAY_SIZE(abi_paths));
 	snprintf(dir, sizeof(dir), "/sys/class/neuron/neuron%u", self->node.minor);
 	n = check_dir(_metadata, dir, CLASS_DIR, self->info.nc_count, true);
-	EXPECT_EQ(7 + 1 + 10 * (int)self->info.nc_count, n);
+	/* A device with a firmware to ask: serial_number and ecc/'s 10 files. */
+	EXPECT_EQ(7 + 1 + 10 * (int)self->info.nc_count + (has_fw(&self->info) ? 11 : 0), n);
 	if (neuron_mode() != NEURON_MODE_SIM)
 		return;
 	EXPECT_EQ(2, check_dir(_metadata, NEURON_SIM_BUS, NEURON_SIM_BUS, 0, false));
@@ -283,12 +301,13 @@ TEST_F(sysfs, vendor_tree)
 		 self->node.minor);
 	EXPECT_STREQ(path, real);
 	/*
-	 * The device: 5, and total, present and peak of 5 host memory
+	 * The device: 5 (6 with info/serial_number, where there is a
+	 * firmware to ask), and total, present and peak of 5 host memory
 	 * categories; per NC: arch_type, total and present of 4 statuses
 	 * and 3 other_info counters, total, present and peak of host_mem,
 	 * device_mem and 6 categories.
 	 */
-	EXPECT_EQ(20 + 39 * (int)self->info.nc_count,
+	EXPECT_EQ(20 + 39 * (int)self->info.nc_count + has_fw(&self->info),
 		  check_vtree(_metadata, dir, "/sys/class/neuron_device/neuron<N>",
 			      self->info.nc_count));
 	snprintf(path, sizeof(path), "%s/dev", dir);
@@ -360,6 +379,12 @@ TEST_F(sysfs, documented_is_present)
 		if (!strncmp(p, NEURON_SIM_BUS, strlen(NEURON_SIM_BUS)) &&
 		    neuron_mode() != NEURON_MODE_SIM)
 			continue;
+		/* What the firmware reports: where there is one to ask. */
+		if ((strstr(p, "/serial_number") || strstr(p, "/ecc/")) && !has_fw(&self->info)) {
+			subst(path, sizeof(path), p, "<N>", minor);
+			EXPECT_NE(0, access(path, F_OK)) TH_LOG("%s exists", path);
+			continue;
+		}
 		subst(a, sizeof(a), p, "<N>", minor);
 		subst(b, sizeof(b), a, "<ID>", id);
 		for (m = 0; m < (strstr(b, "<M>") ? self->info.nc_count : 1); m++) {

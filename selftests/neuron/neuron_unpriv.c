@@ -586,8 +586,8 @@ static void child_netlink(struct __test_metadata *_metadata, struct _test_data_u
 
 /*
  * Netlink NC_GET of root's reservation as the child: state RESERVED,
- * no NEURON_A_NC_OWNER_PID; no request but DEV_GET and NC_GET exists
- * (EVENT and UNSPEC: EOPNOTSUPP), so none needs a capability.
+ * no NEURON_A_NC_OWNER_PID; no request but DEV_GET, NC_GET and DEV_FW_GET
+ * exists (EVENT and UNSPEC: EOPNOTSUPP), so none needs a capability.
  */
 TEST_F(unpriv, netlink_owner_hidden)
 {

@@ -180,16 +180,22 @@ PROGS="$BUILD/progs"
 progs_build "$PROGS" "$RUN/progs-build.log" && ok=0 || ok=1
 check "selftests/neuron-info build" "$ok" "$RUN/progs-build.log"
 # neuron_fault needs fault injection: only the debug kernel has it (on the
-# Debian kernels it would skip, and a skip is a failure in the VM). The
-# 32-bit builds (neuron_*_32) run after the 64-bit ones, on kernels with
-# IA32 emulation (Debian's and the debug kernel, see debug_tier).
-progs=() fault=() progs32=() fault32=()
+# Debian kernels it would skip, and a skip is a failure in the VM);
+# neuron_pci_fault needs the device model's control channel: only the pci
+# tier's VMs have it. The 32-bit builds (neuron_*_32) run after the 64-bit
+# ones, on kernels with IA32 emulation (Debian's and the debug kernel, see
+# debug_tier).
+progs=() fault=() pcifault=() progs32=() fault32=()
 # neuron-ls runs first (it prints the vendor's table); neuron-monitor, which
 # streams reports until it is stopped, is only put into /tests (-x), where
 # neuron_tools runs both with their options.
 tools=("$PROGS/neuron-ls") xtools=()
 for p in "$PROGS"/neuron_* "$PROGS/neuron-info"; do
-	if [ "${p##*/}" = neuron_fault ]; then fault=("$p"); else progs+=("$p"); fi
+	case ${p##*/} in
+	neuron_fault) fault=("$p") ;;
+	neuron_pci_fault) pcifault=("$p") ;;
+	*) progs+=("$p") ;;
+	esac
 done
 for p in "$PROGS-32"/neuron_*_32; do
 	if [ "${p##*/}" = neuron_fault_32 ]; then fault32=("$p"); else progs32+=("$p"); fi
@@ -447,7 +453,8 @@ tier debug && debug_tier
 # counters through the firmware mailbox and makes it silent;
 # scripts/tests/neuron_pci_ready, last, makes the model not
 # ready for a while and for ever through its control socket, which is the
-# guest's /dev/ttyS1; initramfs.sh -P adds unbind, bind and reload with a
+# guest's /dev/ttyS1, before it neuron_pci_fault makes engine faults through
+# the same socket; initramfs.sh -P adds unbind, bind and reload with a
 # file open). Then the debug kernel boots a trn2 behind a vIOMMU and a trn1 with
 # the gcov build, for the coverage of the register code (make coverage) and its
 # kmemleak and lockdep verdicts (-d: the debug steps; the KUnit suites,
@@ -488,7 +495,7 @@ pci_tier() {
 			[ "$io" = 0 ] || name+=" vIOMMU"
 			d="$RUN/pci-$pers-iommu$io"
 			VM_PCI=$pers NEURON_VM_IOMMU=$io vm_start "$name" "$name: " "$VMLINUX61" "$d" \
-				-P -k "$kmod" "${shim_opt[@]}" "${xtools[@]}" "${progs[@]}" \
+				-P -k "$kmod" "${shim_opt[@]}" "${xtools[@]}" "${progs[@]}" "${pcifault[@]}" \
 				"$S/tests/neuron_pci_mbox" "$S/tests/neuron_pci_ready"
 		done
 	done
@@ -504,7 +511,7 @@ pci_tier() {
 	# Two boots of the same gcov build, side by side: a trn2 (v3) behind a
 	# vIOMMU with every selftest, neuron_pci_mbox and neuron_pci_ready, and a trn1 (v2, ndhal_v2.c) with the
 	# selftests of the register code only (memory, copies, notification
-	# queues, semaphores), to keep the tier short. Their data is merged.
+	# queues, semaphores, the engine faults), to keep the tier short. Their data is merged.
 	p=()
 	for f in "${progs[@]}"; do
 		case ${f##*/} in neuron_query | neuron_mem | neuron_copy | neuron_notify | neuron_reserve) p+=("$f") ;; esac
@@ -512,10 +519,11 @@ pci_tier() {
 	VM_PCI=trn2 NEURON_VM_IOMMU=1 NEURON_VM_MEM=1G NEURON_VM_TIMEOUT=${NEURON_VM_TIMEOUT:-1500} \
 		vm_start "$KRELEASE PCI trn2 vIOMMU (debug)" "$KRELEASE PCI trn2 vIOMMU (debug): " \
 		"$IMAGE" "$d" -P -k "$b/neuron.ko" -d "$b/neuron_kunit.ko" "${shim_opt[@]}" \
-		"${xtools[@]}" "${progs[@]}" "$S/tests/neuron_pci_mbox" "$S/tests/neuron_pci_ready"
+		"${xtools[@]}" "${progs[@]}" "${pcifault[@]}" "$S/tests/neuron_pci_mbox" \
+		"$S/tests/neuron_pci_ready"
 	VM_PCI=trn1 NEURON_VM_IOMMU=0 NEURON_VM_MEM=1G NEURON_VM_TIMEOUT=${NEURON_VM_TIMEOUT:-1500} \
 		vm_start "$KRELEASE PCI trn1 (debug)" "$KRELEASE PCI trn1 (debug): " \
-		"$IMAGE" "$d-trn1" -P -k "$b/neuron.ko" -d "$b/neuron_kunit.ko" "${p[@]}"
+		"$IMAGE" "$d-trn1" -P -k "$b/neuron.ko" -d "$b/neuron_kunit.ko" "${p[@]}" "${pcifault[@]}"
 	vm_collect
 	gcov_merge_pci "$b" "$d/serial.log" "$d-trn1/serial.log" 2>"$d/coverage.txt" &&
 		coverage_table "$b" >>"$d/coverage.txt" 2>&1 && ok=0 || ok=1

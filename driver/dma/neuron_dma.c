@@ -211,6 +211,7 @@ static int neuron_dma_queue_program_locked(struct neuron_dma_queue *q)
 	q->published = 0;
 	q->done_idx = 0;
 	q->progress = 0;
+	q->progress_at = jiffies;
 	q->error = 0;
 	spin_unlock_irq(&q->lock);
 	return neuron_hw_dma_queue_start(nd, &cfg);
@@ -412,29 +413,39 @@ static void neuron_dma_retire_work(struct work_struct *work)
 }
 
 /*
- * The hang timer: a queue with pending work whose completed count did not
- * move for a whole period is hung, and is reset as after a device error.
+ * The hang timer: a queue with work whose completed count did not move for
+ * a whole period (job_timeout_ms since @progress_at: its last move, or the
+ * doorbell that gave an idle queue work) is hung, and is reset as after a
+ * device error. Doorbells on a busy queue do not restart the period: a
+ * hung engine that is fed is still hung.
  */
 static void neuron_dma_hang_work(struct work_struct *work)
 {
 	struct neuron_dma_queue *q = container_of(to_delayed_work(work),
 						  struct neuron_dma_queue, hang_work);
+	unsigned long now = jiffies, due;
 	bool hung = false, busy;
 
 	spin_lock_irq(&q->lock);
 	busy = !list_empty(&q->pending) && !q->stopped;
-	if (busy && !q->error && q->done_idx == q->progress &&
-	    q->done_idx != q->published) {
+	if (q->done_idx != q->progress) {
+		q->progress = q->done_idx;
+		q->progress_at = now;
+	}
+	due = q->progress_at + neuron_job_timeout();
+	if (busy && !q->error && q->done_idx != q->published &&
+	    time_after_eq(now, due)) {
 		q->error = NEURON_DMA_ERR_HUNG;
 		hung = true;
 	}
-	q->progress = q->done_idx;
 	spin_unlock_irq(&q->lock);
 	if (hung) {
 		wake_up_all(&q->wait);
 		schedule_work(&q->retire_work);
 	} else if (busy) {
-		schedule_delayed_work(&q->hang_work, neuron_job_timeout());
+		/* (A doorbell may have armed it already: then that stays.) */
+		schedule_delayed_work(&q->hang_work, time_after(due, now) ? due - now :
+						     neuron_job_timeout());
 	}
 }
 
@@ -629,6 +640,7 @@ static void neuron_dma_write_marker_locked(struct neuron_dma_queue *q);
  */
 static void neuron_dma_kick_locked(struct neuron_dma_queue *q)
 {
+	bool idle;
 	u32 added;
 
 	lockdep_assert_held(&q->submit_lock);
@@ -636,13 +648,23 @@ static void neuron_dma_kick_locked(struct neuron_dma_queue *q)
 		neuron_dma_write_marker_locked(q);
 	added = q->prod - q->published;
 	spin_lock_irq(&q->lock);
+	/* An idle queue given work: the hang period starts now. */
+	idle = q->done_idx == q->published;
+	if (idle && added) {
+		q->progress = q->done_idx;
+		q->progress_at = jiffies;
+	}
 	q->published = q->prod;
 	spin_unlock_irq(&q->lock);
 	/* Descriptors (coherent memory) before the doorbell, MMIO included. */
 	wmb();
 	if (added)
 		neuron_hw_dma_queue_kick(q->nd, q->engine, q->queue, q->prod, added);
-	mod_delayed_work(system_wq, &q->hang_work, neuron_job_timeout());
+	/* A busy queue's period goes on (if armed): a doorbell is no progress. */
+	if (idle && added)
+		mod_delayed_work(system_wq, &q->hang_work, neuron_job_timeout());
+	else
+		schedule_delayed_work(&q->hang_work, neuron_job_timeout());
 	if (q->marker && added) {
 		spin_lock_irq(&q->lock);
 		q->poll_us = NEURON_DMA_POLL_MIN_US;

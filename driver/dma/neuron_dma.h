@@ -178,13 +178,15 @@ static inline struct neuron_dma_req *neuron_job_to_dma(struct neuron_job *job)
  * @pattern_iova: its device address.
  * @pattern_byte: the byte it holds, -1 before the first MEMSET.
  * @submit_lock: serialises submitters, queue resets and removal.
- * @lock: guards @pending, @published, @done_idx, @error, @stopped and the
- *	timeline's seqno; taken in the interrupt handler. Also the fences'
- *	lock.
+ * @lock: guards @pending, @published, @done_idx, @progress, @progress_at,
+ *	@error, @stopped and the timeline's seqno; taken in the interrupt
+ *	handler. Also the fences' lock.
  * @prod: packets written; under @submit_lock.
  * @published: @prod as last handed to the engine.
  * @done_idx: packets the engine completed, validated.
- * @progress: @done_idx when the hang timer last looked.
+ * @progress: @done_idx when the hang timer last saw it move.
+ * @progress_at: when (jiffies) @done_idx last moved, or an idle queue was
+ *	given work: the start of the hang period.
  * @error: NEURON_DMA_ERR_* seen, 0 when none.
  * @stopped: the device is gone or the queue could not be restarted: no
  *	more submissions, every pending request failed.
@@ -224,6 +226,7 @@ struct neuron_dma_queue {
 	u32 published;
 	u32 done_idx;
 	u32 progress;
+	unsigned long progress_at;
 	u32 error;
 	bool stopped;
 	bool resetting;

@@ -1,0 +1,491 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * neuron selftests: engine faults of a PCI device, made by the device model
+ * (docs/devmodel.md, "Control protocol") and recovered by the driver
+ * (docs/architecture.md, "Hangs"; docs/uapi.md, NEURON_IOCTL_COPY). Runs in
+ * the pci tier's VMs (docs/testing.md, "The pci tier"): NEURON_DEVICE is
+ * the model's device, NEURON_DEVMODEL_CTL (/dev/ttyS1) its control
+ * channel. For each fault a copy on one NC (NC 0 and NC 1: on trn2 both
+ * share one engine, as queues 0 and 1), its outcome, the netlink events
+ * about the device, the NC's counters in sysfs, and a copy afterwards
+ * whose data must come back right:
+ *  - desc_error (`desc-error ENGINE`): the copy fails with EIO at once;
+ *    DMA_FAULT then NC_RESET (DMA_ERROR) for the NC; resets and
+ *    dma_errors one more;
+ *  - engine_hang (`engine-hang ENGINE on`, job_timeout_ms 1000): the copy
+ *    fails with EIO after the timeout; NC_RESET (DMA_HANG) and no
+ *    DMA_FAULT; the engine resumes (`off`) and the next copy works;
+ *  - engine_hang_fed: the same with a copy queued every 200 ms: a doorbell
+ *    is no progress, the hang is declared within two periods of the first;
+ *  - engine_slow (`engine-slow ENGINE 50000`): 50 ms per packet, the copy
+ *    below the timeout: it completes (no sooner than its packets' delay),
+ *    right, and no event nor reset;
+ *  - lost_completion (`lost-completion 1`): the copy's completion marker
+ *    is dropped; nothing completes, the queue is declared hung after the
+ *    timeout: EIO, NC_RESET (DMA_HANG);
+ *  - lost_completion_covered: the same with a second copy queued behind
+ *    the first: its marker says both are done, both succeed, no reset.
+ * Skips (exit 4) without NEURON_DEVMODEL_CTL or its device (the simulator,
+ * silicon), or when the device under test is not a PCI device. With the
+ * channel there, a model that does not answer fails.
+ */
+#include <poll.h>
+#include <termios.h>
+
+#include "neuron_test.h"
+#include "neuron_nl.h"
+
+/* Driver-side DMA error codes (driver/dma/neuron_dma.h, docs/netlink.md). */
+#define DMA_ERR_DESC	1
+
+/* One copy: 64 KiB, one packet per run of contiguous host pages. */
+#define COPY_SIZE	65536
+#define BUF_SIZE	(4 * COPY_SIZE)
+#define SLOW_US		50000
+/* job_timeout_ms while the tests run. */
+#define TIMEOUT_MS	1000
+#define CTL_MS		20000
+/* How long to listen for an event that must not come, in ms. */
+#define QUIET_MS	300
+
+/* ---- the model's control channel ---- */
+
+/*
+ * Send @cmd and read the answer up to "ok" or "err ...": 0 on "ok", else
+ * -1; the lines before it into @out (unless NULL).
+ */
+static int ctl_cmd(int fd, const char *cmd, char *out, size_t outlen)
+{
+	char line[256];
+	size_t n = 0, used = 0;
+	__s64 end = neuron_now_ns() + CTL_MS * 1000000LL;
+
+	if (out && outlen)
+		out[0] = '\0';
+	if (dprintf(fd, "%s\n", cmd) < 0)
+		return -1;
+	while (neuron_now_ns() < end) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		char c;
+
+		if (poll(&p, 1, 100) != 1)
+			continue;
+		if (read(fd, &c, 1) != 1)
+			return -1;
+		if (c == '\r')
+			continue;
+		if (c != '\n') {
+			if (n + 1 < sizeof(line))
+				line[n++] = c;
+			continue;
+		}
+		line[n] = '\0';
+		n = 0;
+		if (!strcmp(line, "ok"))
+			return 0;
+		if (!strncmp(line, "err ", 4)) {
+			fprintf(stderr, "# model: %s: %s\n", cmd, line);
+			return -1;
+		}
+		if (out && used + strlen(line) + 2 < outlen)
+			used += sprintf(out + used, "%s\n", line);
+	}
+	fprintf(stderr, "# model: %s: no answer\n", cmd);
+	return -1;
+}
+
+/* The model's counter @name (the `stats` command): its value, or -1. */
+static long long ctl_stat(int fd, const char *name)
+{
+	char out[2048], *p;
+	size_t len = strlen(name);
+
+	if (ctl_cmd(fd, "stats", out, sizeof(out)))
+		return -1;
+	for (p = out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (!strncmp(p, name, len) && p[len] == ' ')
+			return atoll(p + len + 1);
+	return -1;
+}
+
+/* ---- the fixture ---- */
+
+FIXTURE(pcifault) {
+	struct neuron_node node;
+	struct neuron_device_info info;
+	struct nl ev;
+	int ctl;
+	__u32 engine;
+	char eng[64];		/* "ENGINE" of the commands */
+	unsigned long long timeout;	/* job_timeout_ms before */
+	unsigned char *src, *back;
+	__u32 handle;
+};
+
+FIXTURE_VARIANT(pcifault) {
+	__u32 nc;
+};
+
+FIXTURE_VARIANT_ADD(pcifault, nc0) { .nc = 0 };
+FIXTURE_VARIANT_ADD(pcifault, nc1) { .nc = 1 };
+
+/* Is /dev/neuronN a PCI device (its device's subsystem is pci)? */
+static bool is_pci(unsigned int minor)
+{
+	char path[96], link[256];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/sys/class/neuron/neuron%u/device/subsystem", minor);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0)
+		return false;
+	link[n] = '\0';
+	return !strcmp(strrchr(link, '/') ? strrchr(link, '/') + 1 : link, "pci");
+}
+
+FIXTURE_SETUP(pcifault)
+{
+	const char *ctl = getenv("NEURON_DEVMODEL_CTL");
+	struct termios t;
+	int ret;
+
+	self->ctl = -1;
+	self->timeout = 0;
+	if (!ctl || !*ctl)
+		NEURON_SKIP_SETUP("no device model control channel (NEURON_DEVMODEL_CTL): %s",
+				  "only the pci tier's VMs have one");
+	if (access(ctl, F_OK))
+		NEURON_SKIP_SETUP("%s: no such device", ctl);
+	if (neuron_mode() != NEURON_MODE_DEVICE)
+		NEURON_SKIP_SETUP("%s", neuron_mode_skip_reason());
+	neuron_setup_node(_metadata, &self->node, NULL, 0);
+	if (!is_pci(self->node.minor))
+		NEURON_SKIP_SETUP("%s is not a PCI device", self->node.path);
+	ASSERT_EQ(0, neuron_query_info(self->node.fd, &self->info, NULL));
+	ASSERT_EQ(NEURON_CAP_COPY | NEURON_CAP_MEM,
+		  self->info.caps & (NEURON_CAP_COPY | NEURON_CAP_MEM))
+		TH_LOG("the pci tier loads neuron.ko with pci_engines=1: copies expected");
+	ASSERT_LT(variant->nc, self->info.nc_count);
+	/* The NC's copy queue (driver/ndhal: silicon->copy_queue). */
+	if (self->info.arch == NEURON_ARCH_V2)
+		self->engine = 32 + variant->nc;
+	else if (self->info.arch == NEURON_ARCH_V3)
+		self->engine = 128 + variant->nc / 2;
+	else
+		NEURON_SKIP_SETUP("arch %.16s: no PCI copy queue known", self->info.arch_name);
+	snprintf(self->eng, sizeof(self->eng), "%u", self->engine);
+
+	self->ctl = open(ctl, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	ASSERT_LE(0, self->ctl) TH_LOG("open %s: %s", ctl, strerror(errno));
+	ASSERT_EQ(0, tcgetattr(self->ctl, &t));
+	cfmakeraw(&t);
+	cfsetispeed(&t, B115200);
+	cfsetospeed(&t, B115200);
+	ASSERT_EQ(0, tcsetattr(self->ctl, TCSANOW, &t));
+	tcflush(self->ctl, TCIOFLUSH);
+	ASSERT_LE(0, ctl_stat(self->ctl, "errors"))
+		TH_LOG("the device model does not answer on %s", ctl);
+
+	ret = nl_setup(&self->ev, true);
+	ASSERT_EQ(0, ret) TH_LOG("netlink events: %s", strerror(-ret));
+	ASSERT_EQ(0, neuron_param_get("job_timeout_ms", &self->timeout));
+	ASSERT_EQ(0, neuron_param_set("job_timeout_ms", TIMEOUT_MS));
+
+	self->src = malloc(BUF_SIZE);
+	self->back = malloc(BUF_SIZE);
+	ASSERT_NE(NULL, self->src);
+	ASSERT_NE(NULL, self->back);
+	ASSERT_EQ(0, neuron_alloc(self->node.fd, NEURON_MEM_DEVICE, BUF_SIZE, variant->nc,
+				  &self->handle, NULL));
+}
+
+FIXTURE_TEARDOWN(pcifault)
+{
+	if (self->ctl >= 0) {
+		/* Whatever a failed test left on. */
+		char cmd[96];
+
+		snprintf(cmd, sizeof(cmd), "engine-hang %s off", self->eng);
+		ctl_cmd(self->ctl, cmd, NULL, 0);
+		snprintf(cmd, sizeof(cmd), "engine-slow %s 0", self->eng);
+		ctl_cmd(self->ctl, cmd, NULL, 0);
+		ctl_cmd(self->ctl, "lost-completion 0", NULL, 0);
+		close(self->ctl);
+	}
+	if (self->timeout)
+		neuron_param_set("job_timeout_ms", self->timeout);
+	nl_close(&self->ev);
+	free(self->src);
+	free(self->back);
+	neuron_node_release(&self->node);
+}
+
+/* ---- helpers ---- */
+
+/*
+ * Helpers take the fixture data as struct _test_data_pcifault, which is
+ * what FIXTURE_DATA(pcifault) stands for (spelled out so that checkpatch
+ * sees a type).
+ */
+
+/* Send "VERB ENGINE [ARG]" to the model, asserting "ok". */
+static void ctl_engine(struct __test_metadata *_metadata, struct _test_data_pcifault *self,
+		       const char *verb, const char *arg)
+{
+	char cmd[96];
+
+	snprintf(cmd, sizeof(cmd), "%s %s%s%s", verb, self->eng, arg ? " " : "", arg ? arg : "");
+	ASSERT_EQ(0, ctl_cmd(self->ctl, cmd, NULL, 0)) TH_LOG("model command %s", cmd);
+}
+
+/* The NC's counter @name in sysfs (nc<M>/resets, dma_errors). */
+static long long nc_counter(struct _test_data_pcifault *self, __u32 nc, const char *name)
+{
+	char path[128], text[32];
+
+	snprintf(path, sizeof(path), "/sys/class/neuron/neuron%u/nc%u/%s",
+		 self->node.minor, nc, name);
+	if (neuron_read_text(path, text, sizeof(text)))
+		return -1;
+	return atoll(text);
+}
+
+/* Assert that the next event about the device is @type on @nc with @code. */
+static void expect_event(struct __test_metadata *_metadata, struct _test_data_pcifault *self,
+			 __u32 type, int nc, __u32 code)
+{
+	struct nl_event e;
+	int ret = event_wait_ms(&self->ev, EVENT_MS, 0, self->node.minor, -1, &e);
+
+	ASSERT_EQ(0, ret) TH_LOG("no event %u about NC %d: %s", type, nc, strerror(-ret));
+	EXPECT_EQ(type, e.type) TH_LOG("event %u (NC %d, code %u), not %u", e.type, e.nc,
+				       e.code, type);
+	EXPECT_EQ(nc, e.nc);
+	EXPECT_TRUE(e.has_code);
+	EXPECT_EQ(code, e.code);
+}
+
+/* Assert that no event about the device comes within QUIET_MS. */
+static void expect_quiet(struct __test_metadata *_metadata, struct _test_data_pcifault *self)
+{
+	struct nl_event e;
+	int ret = event_wait_ms(&self->ev, QUIET_MS, 0, self->node.minor, -1, &e);
+
+	EXPECT_EQ(-ETIMEDOUT, ret) TH_LOG("event %u about NC %d (code %u)", e.type, e.nc,
+					  e.code);
+}
+
+/* A pattern of @size bytes from @seed into @p. */
+static void fill(unsigned char *p, size_t size, unsigned int seed)
+{
+	size_t i;
+
+	for (i = 0; i < size; i++)
+		p[i] = (unsigned char)(i * 7 + seed * 13 + (i >> 8));
+}
+
+/* Copy @size bytes of self->src to the device at @off: 0 or -errno. */
+static int copy_in(struct _test_data_pcifault *self, __u64 off, size_t size)
+{
+	return neuron_copy_op(self->node.fd, 0, 0, self->handle, off, self->src, NULL,
+			      size, 0, NULL);
+}
+
+/*
+ * The NC works: a new pattern copied in and back (at @off, @size bytes)
+ * comes back right.
+ */
+static void copy_checked(struct __test_metadata *_metadata, struct _test_data_pcifault *self,
+			 __u64 off, size_t size, unsigned int seed)
+{
+	fill(self->src, size, seed);
+	memset(self->back, 0, size);
+	ASSERT_EQ(0, copy_in(self, off, size));
+	ASSERT_EQ(0, neuron_copy_op(self->node.fd, self->handle, off, 0, 0, NULL, self->back,
+				    size, 0, NULL));
+	ASSERT_EQ(0, memcmp(self->src, self->back, size));
+}
+
+/* ---- the faults ---- */
+
+TEST_F_TIMEOUT(pcifault, desc_error, 120)
+{
+	long long resets = nc_counter(self, variant->nc, "resets");
+	long long errs = nc_counter(self, variant->nc, "dma_errors");
+	long long model_errs = ctl_stat(self->ctl, "errors");
+
+	ASSERT_LE(0, resets);
+	ASSERT_LE(0, errs);
+	ASSERT_LE(0, model_errs);
+	copy_checked(_metadata, self, 0, COPY_SIZE, 1);
+	ctl_engine(_metadata, self, "desc-error", NULL);
+	fill(self->src, COPY_SIZE, 2);
+	EXPECT_EQ(-EIO, copy_in(self, 0, COPY_SIZE));
+	EXPECT_EQ(model_errs + 1, ctl_stat(self->ctl, "errors"));
+	expect_event(_metadata, self, NEURON_EVENT_DMA_FAULT, variant->nc, DMA_ERR_DESC);
+	expect_event(_metadata, self, NEURON_EVENT_NC_RESET, variant->nc,
+		     NEURON_RESET_DMA_ERROR);
+	EXPECT_EQ(resets + 1, nc_counter(self, variant->nc, "resets"));
+	EXPECT_EQ(errs + 1, nc_counter(self, variant->nc, "dma_errors"));
+	copy_checked(_metadata, self, 0, COPY_SIZE, 3);
+	copy_checked(_metadata, self, COPY_SIZE, 3 * COPY_SIZE, 4);
+	expect_quiet(_metadata, self);
+}
+
+TEST_F_TIMEOUT(pcifault, engine_hang, 120)
+{
+	long long resets = nc_counter(self, variant->nc, "resets");
+	__s64 t0;
+	long ms;
+
+	ASSERT_LE(0, resets);
+	ctl_engine(_metadata, self, "engine-hang", "on");
+	fill(self->src, COPY_SIZE, 5);
+	t0 = neuron_now_ns();
+	EXPECT_EQ(-EIO, copy_in(self, 0, COPY_SIZE));
+	ms = (long)((neuron_now_ns() - t0) / 1000000);
+	/*
+	 * Declared hung job_timeout_ms after the doorbell of an idle queue
+	 * (jiffies: a tick early at most), not a period later.
+	 */
+	EXPECT_LE(TIMEOUT_MS - 20, ms);
+	EXPECT_GT(2 * TIMEOUT_MS, ms);
+	/* A hang is no device error: no DMA_FAULT, the reset first. */
+	expect_event(_metadata, self, NEURON_EVENT_NC_RESET, variant->nc,
+		     NEURON_RESET_DMA_HANG);
+	EXPECT_EQ(resets + 1, nc_counter(self, variant->nc, "resets"));
+	ctl_engine(_metadata, self, "engine-hang", "off");
+	copy_checked(_metadata, self, 0, COPY_SIZE, 6);
+	expect_quiet(_metadata, self);
+	TH_LOG("hang declared after %ld ms", ms);
+}
+
+/*
+ * A hung engine that is fed new copies: a doorbell is no progress, so the
+ * hang is declared within two periods of the first copy, not a period
+ * after the last one.
+ */
+TEST_F_TIMEOUT(pcifault, engine_hang_fed, 120)
+{
+	__u64 seq[64];
+	int n = 0, i, ret;
+	__s64 t0;
+	long ms;
+
+	ctl_engine(_metadata, self, "engine-hang", "on");
+	fill(self->src, COPY_SIZE, 12);
+	t0 = neuron_now_ns();
+	ASSERT_EQ(0, neuron_copy_op(self->node.fd, 0, 0, self->handle, 0, self->src, NULL,
+				    COPY_SIZE, NEURON_COPY_ASYNC, &seq[n++]));
+	/* A copy every 200 ms until the first fails, for 6 periods at most. */
+	for (;;) {
+		ret = neuron_wait_seq(self->node.fd, seq[0], neuron_now_ns() + 200000000LL);
+		if (ret != -ETIME || n == (int)ARRAY_SIZE(seq) ||
+		    neuron_now_ns() - t0 > 6LL * TIMEOUT_MS * 1000000)
+			break;
+		ASSERT_EQ(0, neuron_copy_op(self->node.fd, 0, 0, self->handle, 0, self->src,
+					    NULL, COPY_SIZE, NEURON_COPY_ASYNC, &seq[n++]));
+	}
+	ms = (long)((neuron_now_ns() - t0) / 1000000);
+	EXPECT_EQ(-EIO, ret);
+	EXPECT_LE(TIMEOUT_MS - 20, ms);
+	EXPECT_GT(2 * TIMEOUT_MS + 500, ms) TH_LOG("%d copies queued meanwhile", n - 1);
+	expect_event(_metadata, self, NEURON_EVENT_NC_RESET, variant->nc,
+		     NEURON_RESET_DMA_HANG);
+	ctl_engine(_metadata, self, "engine-hang", "off");
+	/* Those queued after the reset may run or be reset again. */
+	for (i = 1; i < n; i++) {
+		ret = neuron_wait_seq(self->node.fd, seq[i],
+				      neuron_now_ns() + 10LL * TIMEOUT_MS * 1000000);
+		EXPECT_TRUE(ret == 0 || ret == -EIO) TH_LOG("copy %d: %d", i, ret);
+	}
+	copy_checked(_metadata, self, 0, COPY_SIZE, 13);
+	TH_LOG("hang declared after %ld ms, %d copies fed", ms, n - 1);
+}
+
+TEST_F_TIMEOUT(pcifault, engine_slow, 120)
+{
+	long long resets = nc_counter(self, variant->nc, "resets");
+	long long packets = ctl_stat(self->ctl, "packets");
+	char us[16];
+	__s64 t0;
+	long ms;
+
+	ASSERT_LE(0, resets);
+	ASSERT_LE(0, packets);
+	/*
+	 * A packet per host page at most (16, and the marker): 0.85 s each
+	 * way, below the timeout, which is no progress for 5 s.
+	 */
+	ASSERT_EQ(0, neuron_param_set("job_timeout_ms", 5000));
+	snprintf(us, sizeof(us), "%u", SLOW_US);
+	ctl_engine(_metadata, self, "engine-slow", us);
+	t0 = neuron_now_ns();
+	copy_checked(_metadata, self, 0, COPY_SIZE, 7);
+	ms = (long)((neuron_now_ns() - t0) / 1000000);
+	ctl_engine(_metadata, self, "engine-slow", "0");
+	packets = ctl_stat(self->ctl, "packets") - packets;
+	/* In and back: at least a data packet and the marker each way. */
+	ASSERT_LE(4, packets);
+	/* Each packet but the last of each way was slept after. */
+	EXPECT_LE((packets - 2) * (SLOW_US / 1000), ms);
+	expect_quiet(_metadata, self);
+	EXPECT_EQ(resets, nc_counter(self, variant->nc, "resets"));
+	copy_checked(_metadata, self, 0, COPY_SIZE, 8);
+	TH_LOG("slow copy in and back: %lld packets, %ld ms", packets, ms);
+}
+
+TEST_F_TIMEOUT(pcifault, lost_completion, 120)
+{
+	long long resets = nc_counter(self, variant->nc, "resets");
+	long long dropped = ctl_stat(self->ctl, "markers_dropped");
+	__s64 t0;
+	long ms;
+
+	ASSERT_LE(0, resets);
+	ASSERT_LE(0, dropped);
+	ASSERT_EQ(0, ctl_cmd(self->ctl, "lost-completion 1", NULL, 0));
+	fill(self->src, COPY_SIZE, 9);
+	t0 = neuron_now_ns();
+	/* The data moved, but nothing says so: the queue is hung. */
+	EXPECT_EQ(-EIO, copy_in(self, 0, COPY_SIZE));
+	ms = (long)((neuron_now_ns() - t0) / 1000000);
+	EXPECT_LE(TIMEOUT_MS - 20, ms);
+	EXPECT_EQ(dropped + 1, ctl_stat(self->ctl, "markers_dropped"));
+	expect_event(_metadata, self, NEURON_EVENT_NC_RESET, variant->nc,
+		     NEURON_RESET_DMA_HANG);
+	EXPECT_EQ(resets + 1, nc_counter(self, variant->nc, "resets"));
+	copy_checked(_metadata, self, 0, COPY_SIZE, 10);
+	expect_quiet(_metadata, self);
+}
+
+TEST_F_TIMEOUT(pcifault, lost_completion_covered, 120)
+{
+	long long resets = nc_counter(self, variant->nc, "resets");
+	long long dropped = ctl_stat(self->ctl, "markers_dropped");
+	__u64 s1 = 0, s2 = 0;
+	__s64 end;
+
+	ASSERT_LE(0, resets);
+	ASSERT_LE(0, dropped);
+	fill(self->src, 2 * COPY_SIZE, 11);
+	ASSERT_EQ(0, ctl_cmd(self->ctl, "lost-completion 1", NULL, 0));
+	/* Two doorbells, two markers: the second tells both are done. */
+	ASSERT_EQ(0, neuron_copy_op(self->node.fd, 0, 0, self->handle, 0, self->src, NULL,
+				    COPY_SIZE, NEURON_COPY_ASYNC, &s1));
+	ASSERT_EQ(0, neuron_copy_op(self->node.fd, 0, 0, self->handle, COPY_SIZE,
+				    self->src + COPY_SIZE, NULL, COPY_SIZE,
+				    NEURON_COPY_ASYNC, &s2));
+	end = neuron_now_ns() + 10LL * TIMEOUT_MS * 1000000;
+	EXPECT_EQ(0, neuron_wait_seq(self->node.fd, s1, end));
+	EXPECT_EQ(0, neuron_wait_seq(self->node.fd, s2, end));
+	EXPECT_EQ(dropped + 1, ctl_stat(self->ctl, "markers_dropped"));
+	memset(self->back, 0, 2 * COPY_SIZE);
+	ASSERT_EQ(0, neuron_copy_op(self->node.fd, self->handle, 0, 0, 0, NULL, self->back,
+				    2 * COPY_SIZE, 0, NULL));
+	EXPECT_EQ(0, memcmp(self->src, self->back, 2 * COPY_SIZE));
+	expect_quiet(_metadata, self);
+	EXPECT_EQ(resets, nc_counter(self, variant->nc, "resets"));
+}
+
+TEST_HARNESS_MAIN

@@ -362,14 +362,40 @@ gcov_build() {
 	return "$ok"
 }
 
-# The debug tier: one boot of the debug kernel. Lock-order checking sees
-# the normal paths (selftests) before the error paths (neuron_fault) and the
-# KUnit suites: the first KASAN report would turn lockdep off. The modules
-# have KCOV too (NEURON_KCOV=1): after the selftests, the fuzzer's bounded
-# run (tools/fuzz/neuron_fuzz_vm: NEURON_FUZZ_RUNS executions from the seed
-# corpus, then the proof that its accounting check fails on a leak).
+# gcov_merge BUILDDIR LOG...: the .gcda files of each debug boot's serial
+# LOG (gcov_unpack), added together with gcov-tool (gcc's) beside the .gcno
+# files of BUILDDIR.
+gcov_merge() {
+	local b=$1 tmp log i=0 rc=0
+	shift
+	tmp=$(mktemp -d)
+	for log in "$@"; do
+		i=$((i + 1))
+		gcov_unpack "$log" "$b" || { rc=1; continue; }
+		mkdir -p "$tmp/$i"
+		(cd "$b" && find . -name '*.gcda' -print0 | xargs -0 cp --parents -t "$tmp/$i") || rc=1
+		[ "$i" = 1 ] || { gcov-tool merge -o "$tmp/m$i" "$tmp/$((i - 1))" "$tmp/$i" &&
+			rm -rf "${tmp:?}/$i" && mv "$tmp/m$i" "$tmp/$i"; } || rc=1
+	done
+	if [ "$rc" = 0 ]; then
+		find "$b" -name '*.gcda' -delete
+		cp -r "$tmp/$i/." "$b/"
+	fi
+	rm -rf "$tmp"
+	return $rc
+}
+# The debug tier: two boots of the debug kernel side by side (one boot of
+# everything took more than the 1500 s limit), their gcov data merged: the
+# 64-bit selftests, libnrt's tests and neuron_fault; and the 32-bit
+# selftests, the fuzzer and the 32-bit neuron_fault. In each, lock-order
+# checking sees the normal paths (selftests) before the error paths
+# (neuron_fault) and the KUnit suites: the first KASAN report would turn
+# lockdep off. The modules have KCOV too (NEURON_KCOV=1): the fuzzer's
+# bounded run (tools/fuzz/neuron_fuzz_vm: NEURON_FUZZ_RUNS executions from
+# the seed corpus, then the proof that its accounting check fails on a
+# leak).
 debug_tier() {
-	local d b p32=() fzx=() fz=()
+	local d b p32=() fzx=() fz=() logs=()
 	log "debug kernel: building it or reusing the cached one (scripts/debug-kernel.sh)"
 	if ! debug_env "$RUN/debug-kernel.log"; then
 		check "debug kernel build" 1 "$RUN/debug-kernel.log"
@@ -394,17 +420,27 @@ debug_tier() {
 		p32=("${progs32[@]}")
 	if [ -f "$b/neuron.ko" ] && [ -f "$b/neuron_kunit.ko" ] && [ -e "${progs[0]}" ]; then
 		NEURON_VM_MEM=512M NEURON_VM_TIMEOUT=${NEURON_VM_TIMEOUT:-1500} \
-			vm_check "$KRELEASE" "$IMAGE" "$d" -k "$b/neuron.ko" \
-				-d "$b/neuron_kunit.ko" "${shim_opt[@]}" "${xtools[@]}" ${fzx[0]:+"${fzx[@]}"} \
-				"${progs[@]}" "${p32[@]}" "${shim_progs[@]}" ${fz[0]:+"${fz[@]}"} \
-				"${fault[@]}" ${p32[0]:+"${fault32[@]}"}
-		line+=", $VM_SUMMARY"
-		gcov_unpack "$d/serial.log" "$b" 2>"$d/coverage.txt" &&
+			vm_start "$KRELEASE (debug)" "$line, " "$IMAGE" "$d" -k "$b/neuron.ko" \
+				-d "$b/neuron_kunit.ko" "${shim_opt[@]}" "${xtools[@]}" \
+				"${progs[@]}" "${shim_progs[@]}" "${fault[@]}"
+		logs=("$d/serial.log")
+		if [ ${#p32[@]} -gt 0 ] || [ ${#fz[@]} -gt 0 ]; then
+			NEURON_VM_MEM=512M NEURON_VM_TIMEOUT=${NEURON_VM_TIMEOUT:-1500} \
+				vm_start "$KRELEASE (debug, 32-bit and fuzzer)" \
+					"$KRELEASE (debug, 32-bit and fuzzer): " "$IMAGE" "$d-32" \
+					-k "$b/neuron.ko" -d "$b/neuron_kunit.ko" "${shim_opt[@]}" \
+					"${xtools[@]}" ${fzx[0]:+"${fzx[@]}"} ${p32[0]:+"${p32[@]}"} \
+					${fz[0]:+"${fz[@]}"} ${p32[0]:+"${fault32[@]}"}
+			logs+=("$d-32/serial.log")
+		fi
+		vm_collect
+		gcov_merge "$b" "${logs[@]}" 2>"$d/coverage.txt" &&
 			coverage_table "$b" >>"$d/coverage.txt" 2>&1 && ok=0 || ok=1
-		check "gcov data of the debug run ($d/coverage.txt)" "$ok" "$d/coverage.txt"
-		line+=", coverage: $(awk '$1 == "TOTAL" { print $2 " of " $3 " lines" }' "$d/coverage.txt")"
+		check "gcov data of the debug runs ($d/coverage.txt)" "$ok" "$d/coverage.txt"
+		summary+=("$KRELEASE (debug): coverage: $(awk '$1 == "TOTAL" { print $2 " of " $3 " lines" }' "$d/coverage.txt")")
+	else
+		summary+=("$line")
 	fi
-	summary+=("$line")
 	[ -f "$b/neuron.ko" ] && [ -e "${progs[0]}" ] && modsig_test "$b/neuron.ko"
 }
 
@@ -525,35 +561,13 @@ pci_tier() {
 		vm_start "$KRELEASE PCI trn1 (debug)" "$KRELEASE PCI trn1 (debug): " \
 		"$IMAGE" "$d-trn1" -P -k "$b/neuron.ko" -d "$b/neuron_kunit.ko" "${p[@]}" "${pcifault[@]}"
 	vm_collect
-	gcov_merge_pci "$b" "$d/serial.log" "$d-trn1/serial.log" 2>"$d/coverage.txt" &&
+	gcov_merge "$b" "$d/serial.log" "$d-trn1/serial.log" 2>"$d/coverage.txt" &&
 		coverage_table "$b" >>"$d/coverage.txt" 2>&1 && ok=0 || ok=1
 	check "gcov data of the pci tier's debug runs ($d/coverage.txt)" "$ok" "$d/coverage.txt"
 	summary+=("$KRELEASE PCI (debug, trn2 and trn1): coverage: $(awk '$1 ~ /ndhal_v2|ndhal_v3|ndhal_udma|neuron_pci/ {
 		sub(/.*\//, "", $1); printf "%s%s %s", sep, $1, $2; sep = ", " }' "$d/coverage.txt")")
 }
 
-# gcov_merge_pci BUILDDIR LOG...: the .gcda files of each debug boot's serial
-# LOG (gcov_unpack), added together with gcov-tool (gcc's) beside the .gcno
-# files of BUILDDIR.
-gcov_merge_pci() {
-	local b=$1 tmp log i=0 rc=0
-	shift
-	tmp=$(mktemp -d)
-	for log in "$@"; do
-		i=$((i + 1))
-		gcov_unpack "$log" "$b" || { rc=1; continue; }
-		mkdir -p "$tmp/$i"
-		(cd "$b" && find . -name '*.gcda' -print0 | xargs -0 cp --parents -t "$tmp/$i") || rc=1
-		[ "$i" = 1 ] || { gcov-tool merge -o "$tmp/m$i" "$tmp/$((i - 1))" "$tmp/$i" &&
-			rm -rf "${tmp:?}/$i" && mv "$tmp/m$i" "$tmp/$i"; } || rc=1
-	done
-	if [ "$rc" = 0 ]; then
-		find "$b" -name '*.gcda' -delete
-		cp -r "$tmp/$i/." "$b/"
-	fi
-	rm -rf "$tmp"
-	return $rc
-}
 tier pci && pci_tier
 
 finished=1

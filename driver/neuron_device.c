@@ -302,9 +302,15 @@ EXPORT_SYMBOL_NS_GPL(neuron_device_create, NEURON_NS);
 void neuron_device_remove(struct neuron_device *nd)
 {
 	WRITE_ONCE(nd->setup_task, current);
+	/*
+	 * Unplugged first: removing the vendor's sysfs tree and debugfs waits
+	 * for their readers, and a reader asking the firmware stops at once
+	 * when it sees the flag (neuron_hw_fw_info()) instead of waiting out
+	 * its attempts.
+	 */
+	WRITE_ONCE(nd->unplugged, true);
 	neuron_vsysfs_remove(nd);
 	neuron_debugfs_device_remove(nd);
-	WRITE_ONCE(nd->unplugged, true);
 	neuron_nc_unplug(nd);
 	neuron_notify_unplug(nd);
 	synchronize_srcu(&nd->unplug_srcu);

@@ -27,6 +27,7 @@
 #include <linux/jiffies.h>
 #include <linux/module.h>
 #include <linux/pci.h>
+#include <linux/sched/signal.h>
 #include <linux/sizes.h>
 
 #include "neuron_device.h"
@@ -390,6 +391,9 @@ static void neuron_pci_coherent_free(struct neuron_device *nd, size_t size,
  * last [inferred: the facts poll that byte, so it must be written last].
  * Each attempt waits up to 1 s, polling every 1 ms; pci_mbox_tries
  * attempts (the facts: 15), then -ETIMEDOUT and one ratelimited line.
+ * The wait runs inside the removal guard, so each poll also looks for
+ * removal (-ENODEV) and a fatal signal (-EINTR): neither waits out the
+ * attempts (15 s with the default).
  */
 
 #define NEURON_MBOX_SIZE		SZ_64K
@@ -468,7 +472,9 @@ static void neuron_pci_mbox_fini(struct neuron_device *nd)
 
 /*
  * One attempt of the request in the buffer, its sequence @seq: 0 and
- * the answer's status in *@status, or -ETIMEDOUT.
+ * the answer's status in *@status, -ETIMEDOUT, or -ENODEV once the device
+ * is being removed and -EINTR on a fatal signal (seen within a poll, 2 ms:
+ * the caller is inside the removal guard, which removal waits for).
  */
 static int neuron_pci_mbox_attempt(struct neuron_pci *np, u8 seq, u8 *status)
 {
@@ -491,6 +497,10 @@ static int neuron_pci_mbox_attempt(struct neuron_pci *np, u8 seq, u8 *status)
 			*status = resp->status;
 			return 0;
 		}
+		if (neuron_dev_unplugged(np->nd))
+			return -ENODEV;
+		if (fatal_signal_pending(current))
+			return -EINTR;
 		if (time_after(jiffies, end))
 			return -ETIMEDOUT;
 		usleep_range(1000, 2000);
@@ -502,7 +512,9 @@ static int neuron_pci_mbox_attempt(struct neuron_pci *np, u8 seq, u8 *status)
  * to @out_len bytes, into @out. Return: the bytes of the answer's
  * payload, or -ETIMEDOUT (no answer to any attempt), -EIO (the firmware
  * failed it each time), -EOPNOTSUPP (it does not know @cmd), -EPROTO (an
- * answer's size is no answer's), -ENODEV (no mailbox).
+ * answer's size is no answer's), -ENODEV (no mailbox, or the device is
+ * being removed: the attempts stop at once), -EINTR (a fatal signal, also
+ * while waiting for another caller's request).
  */
 static int neuron_pci_mbox(struct neuron_pci *np, u8 cmd, const void *payload,
 			   size_t len, void *out, size_t out_len)
@@ -518,7 +530,8 @@ static int neuron_pci_mbox(struct neuron_pci *np, u8 cmd, const void *payload,
 		return -ENODEV;
 	if (WARN_ON_ONCE(size > NEURON_MBOX_SIZE))
 		return -EINVAL;
-	mutex_lock(&np->mbox_lock);
+	if (mutex_lock_killable(&np->mbox_lock))
+		return -EINTR;
 	for (i = 0; i < tries; i++) {
 		/* A new sequence for every attempt: a late answer is not taken. */
 		np->mbox_seq = np->mbox_seq == U8_MAX ? 1 : np->mbox_seq + 1;
@@ -529,6 +542,8 @@ static int neuron_pci_mbox(struct neuron_pci *np, u8 cmd, const void *payload,
 		memcpy(req + 1, payload, len);
 		req->crc = cpu_to_le32(neuron_pci_crc32c(req, size));
 		ret = neuron_pci_mbox_attempt(np, req->seq, &status);
+		if (ret == -ENODEV || ret == -EINTR)
+			break;
 		if (ret)
 			continue;
 		if (status == NEURON_MBOX_OK) {
@@ -547,7 +562,7 @@ static int neuron_pci_mbox(struct neuron_pci *np, u8 cmd, const void *payload,
 			break;
 	}
 	mutex_unlock(&np->mbox_lock);
-	if (ret < 0)
+	if (ret < 0 && ret != -ENODEV && ret != -EINTR)
 		dev_err_ratelimited(&np->pdev->dev,
 				    "firmware mailbox: command %u: %s after %u attempts (%d)\n",
 				    cmd, ret == -ETIMEDOUT ? "no answer" : "failed",

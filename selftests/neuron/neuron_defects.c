@@ -915,6 +915,12 @@ TEST_F_TIMEOUT(defects, removal_ends_calls_at_once, 300)
 		  .b = { NEURON_REGION_SCRATCH, 0 } },
 		{ .opcode = NEURON_TPB_JUMP, .imm = 0 },
 	};
+	static const struct neuron_tpb_insn once[] = {
+		{ .opcode = NEURON_TPB_MATMUL, .m = 512, .k = 512, .n = 512,
+		  .dst = { NEURON_REGION_SCRATCH, 0 }, .a = { NEURON_REGION_SCRATCH, 0 },
+		  .b = { NEURON_REGION_SCRATCH, 0 } },
+		{ .opcode = NEURON_TPB_END },
+	};
 	struct computer c[8];
 	struct neuron_node v3;
 	pthread_t t[8];
@@ -937,7 +943,7 @@ TEST_F_TIMEOUT(defects, removal_ends_calls_at_once, 300)
 	for (i = 0; i < n - 1; i++)
 		ASSERT_EQ(0, pthread_create(&t[i], NULL, compute, &c[i]));
 	/* One MATMUL on the last NC, twice, under the load of the other seven. */
-	ASSERT_EQ(0, neuron_model_load_block(v3.fd, n - 1, NEURON_ENGINE_PE, prog, 1, NULL, 0,
+	ASSERT_EQ(0, neuron_model_load_block(v3.fd, n - 1, NEURON_ENGINE_PE, once, 2, NULL, 0,
 					     1 << 20, &single));
 	for (i = 0; i < 2; i++) {
 		t0 = neuron_now_ns();

@@ -332,7 +332,8 @@ static long long cg_current(const char *cg)
  * (memory.current), and uncharged when freed. The test mounts its own view
  * of cgroup v2, moves itself into a new cgroup and back.
  */
-TEST_F(limits, host_memory_charged_to_memcg)
+/* 16 MiB zeroed and 1024 opens: minutes under KASAN on a loaded host. */
+TEST_F_TIMEOUT(limits, host_memory_charged_to_memcg, 300)
 {
 	char root[] = "/tmp/neuron-cg-XXXXXX", cg[64], path[128], text[256];
 	long long before, during, after;

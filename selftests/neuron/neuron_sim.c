@@ -608,13 +608,17 @@ TEST_F_TIMEOUT(sim, unbind_bind_with_users, 60)
 	ASSERT_NE(MAP_FAILED, map);
 	memset(map, 0x5a, OBJ);
 
-	/* A copy that takes a second: in flight at the unbind. */
-	ASSERT_EQ(0, sim_knob(n->sim_id, "dma_latency_us", "1000000"));
+	/*
+	 * A copy that takes 5 s (under job_timeout_ms): in flight at the
+	 * unbind even on a loaded machine (1 s was not, once, with two debug
+	 * VMs and a build on the host's two cores).
+	 */
+	ASSERT_EQ(0, sim_knob(n->sim_id, "dma_latency_us", "5000000"));
 	ASSERT_EQ(0, sim_copy(n->fd, host.handle, dev.handle, NULL, OBJ,
 			      NEURON_COPY_ASYNC, &seq));
 	pid = neuron_fork(_metadata);
 	if (pid == 0)
-		_exit(-sim_wait(n->fd, seq, 10000));
+		_exit(-sim_wait(n->fd, seq, 30000));
 	neuron_sleep_ms(200);
 
 	ASSERT_EQ(0, neuron_sim_bind(n->sim_id, false));

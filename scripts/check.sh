@@ -385,7 +385,10 @@ gcov_merge() {
 	return $rc
 }
 # The debug tier: two boots of the debug kernel side by side (one boot of
-# everything took more than the 1500 s limit), their gcov data merged: the
+# everything took more than the 1500 s limit), 2400 s each and 600 s per
+# program unless NEURON_VM_TIMEOUT and NEURON_VM_PROG_TIMEOUT say otherwise
+# (KASAN, lockdep and kmemleak make everything slow, more so when the two
+# boots share the two cores), their gcov data merged: the
 # 64-bit selftests, libnrt's tests and neuron_fault; and the 32-bit
 # selftests, the fuzzer and the 32-bit neuron_fault. In each, lock-order
 # checking sees the normal paths (selftests) before the error paths
@@ -395,7 +398,7 @@ gcov_merge() {
 # the seed corpus, then the proof that its accounting check fails on a
 # leak).
 debug_tier() {
-	local d b p32=() fzx=() fz=() logs=()
+	local d b p32=() fzx=() fz=() logs=() xls=()
 	log "debug kernel: building it or reusing the cached one (scripts/debug-kernel.sh)"
 	if ! debug_env "$RUN/debug-kernel.log"; then
 		check "debug kernel build" 1 "$RUN/debug-kernel.log"
@@ -419,17 +422,23 @@ debug_tier() {
 	! grep -q '^CONFIG_IA32_EMULATION=y' "$KDIR/.config" 2>/dev/null ||
 		p32=("${progs32[@]}")
 	if [ -f "$b/neuron.ko" ] && [ -f "$b/neuron_kunit.ko" ] && [ -e "${progs[0]}" ]; then
-		NEURON_VM_MEM=512M NEURON_VM_TIMEOUT=${NEURON_VM_TIMEOUT:-1500} \
+		NEURON_VM_MEM=512M NEURON_VM_TIMEOUT=${NEURON_VM_TIMEOUT:-2400} \
+			NEURON_VM_PROG_TIMEOUT=${NEURON_VM_PROG_TIMEOUT:-600} \
 			vm_start "$KRELEASE (debug)" "$line, " "$IMAGE" "$d" -k "$b/neuron.ko" \
 				-d "$b/neuron_kunit.ko" "${shim_opt[@]}" "${xtools[@]}" \
 				"${progs[@]}" "${shim_progs[@]}" "${fault[@]}"
 		logs=("$d/serial.log")
 		if [ ${#p32[@]} -gt 0 ] || [ ${#fz[@]} -gt 0 ]; then
-			NEURON_VM_MEM=512M NEURON_VM_TIMEOUT=${NEURON_VM_TIMEOUT:-1500} \
+			# neuron_tools_32 runs the netlink tools of /tests: neuron-ls
+			# is a program of the first boot only, so it comes in with -x.
+			[ ${#shim_opt[@]} -eq 0 ] || xls=(-x "${tools[0]}")
+			NEURON_VM_MEM=512M NEURON_VM_TIMEOUT=${NEURON_VM_TIMEOUT:-2400} \
+				NEURON_VM_PROG_TIMEOUT=${NEURON_VM_PROG_TIMEOUT:-600} \
 				vm_start "$KRELEASE (debug, 32-bit and fuzzer)" \
 					"$KRELEASE (debug, 32-bit and fuzzer): " "$IMAGE" "$d-32" \
 					-k "$b/neuron.ko" -d "$b/neuron_kunit.ko" "${shim_opt[@]}" \
-					"${xtools[@]}" ${fzx[0]:+"${fzx[@]}"} ${p32[0]:+"${p32[@]}"} \
+					"${xtools[@]}" ${xls[0]:+"${xls[@]}"} ${fzx[0]:+"${fzx[@]}"} \
+					${p32[0]:+"${p32[@]}"} \
 					${fz[0]:+"${fz[@]}"} ${p32[0]:+"${fault32[@]}"}
 			logs+=("$d-32/serial.log")
 		fi

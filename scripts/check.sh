@@ -182,10 +182,11 @@ check "selftests/neuron-info build" "$ok" "$RUN/progs-build.log"
 # neuron_fault needs fault injection: only the debug kernel has it (on the
 # Debian kernels it would skip, and a skip is a failure in the VM);
 # neuron_pci_fault needs the device model's control channel: only the pci
-# tier's VMs have it. The 32-bit builds (neuron_*_32) run after the 64-bit
-# ones, on kernels with IA32 emulation (Debian's and the debug kernel, see
-# debug_tier).
-progs=() fault=() pcifault=() progs32=() fault32=()
+# tier's VMs have it; neuron_pci_unplug too, and it removes the PCI device
+# (and finds it again): last in those VMs. The 32-bit builds (neuron_*_32)
+# run after the 64-bit ones, on kernels with IA32 emulation (Debian's and the
+# debug kernel, see debug_tier).
+progs=() fault=() pcifault=() pciunplug=() progs32=() fault32=()
 # neuron-ls runs first (it prints the vendor's table); neuron-monitor, which
 # streams reports until it is stopped, is only put into /tests (-x), where
 # neuron_tools runs both with their options.
@@ -194,6 +195,7 @@ for p in "$PROGS"/neuron_* "$PROGS/neuron-info"; do
 	case ${p##*/} in
 	neuron_fault) fault=("$p") ;;
 	neuron_pci_fault) pcifault=("$p") ;;
+	neuron_pci_unplug) pciunplug=("$p") ;;
 	*) progs+=("$p") ;;
 	esac
 done
@@ -499,7 +501,9 @@ tier debug && debug_tier
 # scripts/tests/neuron_pci_ready, last, makes the model not
 # ready for a while and for ever through its control socket, which is the
 # guest's /dev/ttyS1, before it neuron_pci_fault makes engine faults through
-# the same socket; initramfs.sh -P adds unbind, bind and reload with a
+# the same socket; after it neuron_pci_unplug removes the PCI device with a
+# file open, memory mapped, waits asleep and a copy held by a hung engine,
+# then rescans the bus; initramfs.sh -P adds unbind, bind and reload with a
 # file open). Then the debug kernel boots a trn2 behind a vIOMMU and a trn1 with
 # the gcov build, for the coverage of the register code (make coverage) and its
 # kmemleak and lockdep verdicts (-d: the debug steps; the KUnit suites,
@@ -541,7 +545,7 @@ pci_tier() {
 			d="$RUN/pci-$pers-iommu$io"
 			VM_PCI=$pers NEURON_VM_IOMMU=$io vm_start "$name" "$name: " "$VMLINUX61" "$d" \
 				-P -k "$kmod" "${shim_opt[@]}" "${xtools[@]}" "${progs[@]}" "${pcifault[@]}" \
-				"$S/tests/neuron_pci_mbox" "$S/tests/neuron_pci_ready"
+				"$S/tests/neuron_pci_mbox" "$S/tests/neuron_pci_ready" "${pciunplug[@]}"
 		done
 	done
 	vm_collect
@@ -554,7 +558,8 @@ pci_tier() {
 	gcov_build "$d" "$b" " for the pci tier" || true
 	[ -f "$b/neuron.ko" ] || return 0
 	# Two boots of the same gcov build, side by side: a trn2 (v3) behind a
-	# vIOMMU with every selftest, neuron_pci_mbox and neuron_pci_ready, and a trn1 (v2, ndhal_v2.c) with the
+	# vIOMMU with every selftest, neuron_pci_mbox, neuron_pci_ready and
+	# neuron_pci_unplug, and a trn1 (v2, ndhal_v2.c) with the
 	# selftests of the register code only (memory, copies, notification
 	# queues, semaphores, the engine faults), to keep the tier short. Their data is merged.
 	p=()
@@ -565,7 +570,7 @@ pci_tier() {
 		vm_start "$KRELEASE PCI trn2 vIOMMU (debug)" "$KRELEASE PCI trn2 vIOMMU (debug): " \
 		"$IMAGE" "$d" -P -k "$b/neuron.ko" -d "$b/neuron_kunit.ko" "${shim_opt[@]}" \
 		"${xtools[@]}" "${progs[@]}" "${pcifault[@]}" "$S/tests/neuron_pci_mbox" \
-		"$S/tests/neuron_pci_ready"
+		"$S/tests/neuron_pci_ready" "${pciunplug[@]}"
 	VM_PCI=trn1 NEURON_VM_IOMMU=0 NEURON_VM_MEM=1G NEURON_VM_TIMEOUT=${NEURON_VM_TIMEOUT:-1500} \
 		vm_start "$KRELEASE PCI trn1 (debug)" "$KRELEASE PCI trn1 (debug): " \
 		"$IMAGE" "$d-trn1" -P -k "$b/neuron.ko" -d "$b/neuron_kunit.ko" "${p[@]}" "${pcifault[@]}"

@@ -129,20 +129,6 @@ FIXTURE_VARIANT(pcifault) {
 FIXTURE_VARIANT_ADD(pcifault, nc0) { .nc = 0 };
 FIXTURE_VARIANT_ADD(pcifault, nc1) { .nc = 1 };
 
-/* Is /dev/neuronN a PCI device (its device's subsystem is pci)? */
-static bool is_pci(unsigned int minor)
-{
-	char path[96], link[256];
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/sys/class/neuron/neuron%u/device/subsystem", minor);
-	n = readlink(path, link, sizeof(link) - 1);
-	if (n <= 0)
-		return false;
-	link[n] = '\0';
-	return !strcmp(strrchr(link, '/') ? strrchr(link, '/') + 1 : link, "pci");
-}
-
 FIXTURE_SETUP(pcifault)
 {
 	const char *ctl = getenv("NEURON_DEVMODEL_CTL");
@@ -159,7 +145,7 @@ FIXTURE_SETUP(pcifault)
 	if (neuron_mode() != NEURON_MODE_DEVICE)
 		NEURON_SKIP_SETUP("%s", neuron_mode_skip_reason());
 	neuron_setup_node(_metadata, &self->node, NULL, 0);
-	if (!is_pci(self->node.minor))
+	if (neuron_pci_name(self->node.minor, NULL, 0))
 		NEURON_SKIP_SETUP("%s is not a PCI device", self->node.path);
 	ASSERT_EQ(0, neuron_query_info(self->node.fd, &self->info, NULL));
 	ASSERT_EQ(NEURON_CAP_COPY | NEURON_CAP_MEM,

@@ -80,6 +80,12 @@ int neuron_sysfs_write(const char *path, const char *text);
 /* Read a small text file into @buf (NUL-terminated): 0 or -errno. */
 int neuron_read_text(const char *path, char *buf, size_t size);
 /*
+ * Is /dev/neuron@minor a PCI device? 0 if so, its PCI name (the address,
+ * "0000:00:01.0") into @name of @len bytes unless @len is 0; -ENODEV if it
+ * is none (or is gone), -ENAMETOOLONG if @name is too short.
+ */
+int neuron_pci_name(unsigned int minor, char *name, size_t len);
+/*
  * Every regular file of @dir (not recursive): no group or other write bit,
  * and (@try_open, for an unprivileged caller) none opens for writing. The
  * number of files, or -1 (the reason printed).

@@ -170,6 +170,37 @@ int neuron_read_text(const char *path, char *buf, size_t size)
 	return err;
 }
 
+/* The last component of the symbolic link /sys/class/neuron/neuron@minor/@rel, or NULL. */
+static const char *class_link_base(unsigned int minor, const char *rel, char *link, size_t size)
+{
+	char path[128];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/sys/class/neuron/neuron%u/%s", minor, rel);
+	n = readlink(path, link, size - 1);
+	if (n <= 0)
+		return NULL;
+	link[n] = '\0';
+	return strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
+}
+
+int neuron_pci_name(unsigned int minor, char *name, size_t len)
+{
+	const char *base;
+	char link[256];
+
+	base = class_link_base(minor, "device/subsystem", link, sizeof(link));
+	if (!base || strcmp(base, "pci"))
+		return -ENODEV;
+	base = class_link_base(minor, "device", link, sizeof(link));
+	if (!base)
+		return -ENODEV;
+	if (strlen(base) >= len)
+		return len ? -ENAMETOOLONG : 0;
+	memcpy(name, base, strlen(base) + 1);
+	return 0;
+}
+
 int neuron_files_closed(const char *dir, bool try_open)
 {
 	char path[384];

@@ -229,6 +229,13 @@ static inline int neuron_hw_notify_init(struct neuron_device *nd, u32 nci,
 	return nd->hal->ops->notify_init(nd, nci, type, iova, entries, key);
 }
 
+/* Optional: 0 (nothing more to do) for a backend with no NC reset. */
+static inline int neuron_hw_nc_reset(struct neuron_device *nd, u32 nci)
+{
+	neuron_hw_assert(nd);
+	return nd->hal->ops->nc_reset ? nd->hal->ops->nc_reset(nd, nci) : 0;
+}
+
 static inline void neuron_hw_notify_fini(struct neuron_device *nd, u32 nci,
 					 u32 type)
 {

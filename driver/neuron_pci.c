@@ -52,6 +52,11 @@ module_param_named(pci_mbox_tries, neuron_pci_mbox_tries, uint, 0644);
 MODULE_PARM_DESC(pci_mbox_tries,
 		 "with pci_engines: how many times a firmware mailbox request is sent before it fails (1 s each, default 15)");
 
+static unsigned int neuron_pci_reset_ms;
+module_param_named(pci_reset_timeout_ms, neuron_pci_reset_ms, uint, 0644);
+MODULE_PARM_DESC(pci_reset_timeout_ms,
+		 "with pci_engines: how long an NC reset waits for the firmware to take it before the NC fails (ms; default 0: the arch's, 120000 on v2, 480000 on v3)");
+
 /*
  * How often the routing id is read while the device is not ready: ours;
  * the facts' driver reads it up to 20 times 1 s apart (docs/hw-facts.md).
@@ -68,8 +73,9 @@ MODULE_PARM_DESC(pci_mbox_tries,
  *	channel starts (past the firmware's carve-out).
  * @sem_lock: makes a semaphore's check and update one step
  *	(neuron_pci_sem_update()).
- * @mbox_lock: one firmware mailbox request at a time; guards @mbox_seq
- *	and the buffers' contents.
+ * @mbox_lock: the firmware's doorbell: one mailbox request or one reset
+ *	at a time (a reset request pending makes the doorbell a reset
+ *	request); guards @mbox_seq and the buffers' contents.
  * @mbox_seq: the sequence number of the last request (1..255).
  * @mbox_req: the request buffer (coherent), NULL without the engines.
  * @mbox_req_iova: its device address.
@@ -620,6 +626,138 @@ static int neuron_pci_fw_info(struct neuron_device *nd, struct ndhal_fw_info *in
 	return 0;
 }
 
+/*
+ * ---- resets through the firmware (docs/hw-facts.md, "Reset") ----
+ *
+ * The request (NDHAL_RESET_TPB with its map, or NDHAL_RESET_DEVICE) goes
+ * into misc RAM, then the doorbell. The firmware has taken it when the
+ * request register reads 0: it is read every 100 ms, the request is sent
+ * again each 10 s (TPB) or 30 s (device) it is not taken, and the reset
+ * fails after pci_reset_timeout_ms (the arch's bound by default) with
+ * -ETIMEDOUT and one ratelimited line; the request is then withdrawn
+ * (written 0 [inferred]: the doorbell would otherwise take the next
+ * mailbox request for a reset). Once taken, the reset is done when bit 3
+ * of the firmware status is clear, read up to 5 times 0, 100, 200, 300
+ * and 400 ms apart; else -EIO. It runs inside the removal guard (the DMA
+ * layer's reset): every sleep is 1-2 ms steps that look for removal
+ * (-ENODEV at once). Resets of several NCs take turns on mbox_lock, with
+ * the mailbox: one request at a time, none merged.
+ */
+
+#define NEURON_PCI_RESET_POLL_MS	100
+#define NEURON_PCI_RESET_RESEND_TPB_MS	10000
+#define NEURON_PCI_RESET_RESEND_DEV_MS	30000
+
+/* Sleep @ms in 1-2 ms steps; -ENODEV as soon as the device is removed. */
+static int neuron_pci_reset_sleep(struct neuron_pci *np, unsigned int ms)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(ms);
+
+	for (;;) {
+		if (neuron_dev_unplugged(np->nd))
+			return -ENODEV;
+		if (!time_before(jiffies, end))
+			return 0;
+		usleep_range(1000, 2000);
+	}
+}
+
+static void neuron_pci_reset_send(struct neuron_pci *np, u32 req, u32 map)
+{
+	u64 misc = np->nd->hal->arch->silicon->misc_ram;
+
+	if (req == NDHAL_RESET_TPB) {
+		ndhal_wr(&np->io, misc + NDHAL_MISC_TPB_MAP, map);
+		/* The facts' barrier between the map and the request. */
+		wmb();
+	}
+	ndhal_wr(&np->io, misc + NDHAL_MISC_RESET, req);
+	ndhal_wr(&np->io, misc + NDHAL_MISC_DOORBELL, 1);
+}
+
+/* Ask the firmware for reset @req (map @map) and wait for it: see above. */
+static int neuron_pci_fw_reset(struct neuron_pci *np, u32 req, u32 map)
+{
+	static const u16 done_ms[] = { 0, 100, 200, 300, 400 };
+	const struct ndhal_silicon *si = np->nd->hal->arch->silicon;
+	unsigned int bound = READ_ONCE(neuron_pci_reset_ms) ?: si->reset_give_up_ms;
+	unsigned long resend = msecs_to_jiffies(req == NDHAL_RESET_TPB ?
+						NEURON_PCI_RESET_RESEND_TPB_MS :
+						NEURON_PCI_RESET_RESEND_DEV_MS);
+	const char *what = req == NDHAL_RESET_TPB ? "TPB" : "device";
+	unsigned long start, sent;
+	u64 misc = si->misc_ram;
+	int ret;
+	u32 i;
+
+	mutex_lock(&np->mbox_lock);
+	neuron_pci_reset_send(np, req, map);
+	start = jiffies;
+	sent = start;
+	while (ndhal_rd(&np->io, misc + NDHAL_MISC_RESET)) {
+		if (time_after_eq(jiffies, start + msecs_to_jiffies(bound))) {
+			ndhal_wr(&np->io, misc + NDHAL_MISC_RESET, 0);
+			dev_err_ratelimited(&np->pdev->dev,
+					    "firmware did not take the %s reset (map %#x) in %u ms (pci_reset_timeout_ms)\n",
+					    what, map, bound);
+			ret = -ETIMEDOUT;
+			goto out;
+		}
+		if (time_after_eq(jiffies, sent + resend)) {
+			neuron_pci_reset_send(np, req, map);
+			sent = jiffies;
+		}
+		ret = neuron_pci_reset_sleep(np, NEURON_PCI_RESET_POLL_MS);
+		if (ret)
+			goto out;
+	}
+	ret = -EIO;
+	for (i = 0; i < ARRAY_SIZE(done_ms); i++) {
+		int r = neuron_pci_reset_sleep(np, done_ms[i]);
+
+		if (r) {
+			ret = r;
+			goto out;
+		}
+		if (!(ndhal_rd(&np->io, misc + NDHAL_MISC_FW_STATUS) & NDHAL_FW_STATUS_RESETTING)) {
+			ret = 0;
+			break;
+		}
+	}
+	if (ret)
+		dev_err_ratelimited(&np->pdev->dev,
+				    "the %s reset (map %#x) was taken but is not done after 1 s\n",
+				    what, map);
+out:
+	mutex_unlock(&np->mbox_lock);
+	return ret;
+}
+
+/*
+ * NC @nc through a TPB reset, then the engine of its copy queue set up
+ * again as at probe, unless another NC shares it (v3): the firmware resets
+ * a shared engine only with both its NCs, and the other's queue runs on.
+ * The NC's own engines are not the driver's (neither at probe).
+ */
+static int neuron_pci_nc_reset(struct neuron_device *nd, u32 nc)
+{
+	const struct ndhal_arch *arch = nd->hal->arch;
+	struct neuron_pci *np = nd->backend;
+	u32 engine, queue, e, q, i;
+	int ret;
+
+	ret = neuron_pci_fw_reset(np, NDHAL_RESET_TPB, arch->silicon->tpb_reset_map(nc));
+	if (ret)
+		return ret;
+	arch->silicon->copy_queue(nc, &engine, &queue);
+	for (i = 0; i < arch->nc_count; i++) {
+		arch->silicon->copy_queue(i, &e, &q);
+		if (i != nc && e == engine)
+			return 0;
+	}
+	return ndhal_udma_engine_init(&np->io, arch, engine);
+}
+
 /* ---- the copy queues ---- */
 
 static void neuron_pci_dma_desc(struct neuron_device *nd, struct neuron_udma_desc *tx,
@@ -815,6 +953,7 @@ const struct ndhal_ops neuron_pci_ops = {
 	/* [inferred] 1 ms: the facts give no notice of a change, nor a rate. */
 	.sem_poll_us = 1000,
 	.sem_update = neuron_pci_sem_update,
+	.nc_reset = neuron_pci_nc_reset,
 	.fw_info = neuron_pci_fw_info,
 };
 

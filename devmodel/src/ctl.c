@@ -103,6 +103,7 @@ static void stats(struct dev *d, struct out *o)
 	S(dev_resets);
 	S(pci_resets);
 	S(resets_refused);
+	S(last_tpb_map);
 	S(mbox_req);
 	S(mbox_bad);
 	S(mbox_ignored);

@@ -130,6 +130,7 @@ struct dev_stats {
 	_Atomic uint64_t tpb_resets, dev_resets, pci_resets, resets_refused;
 	_Atomic uint64_t mbox_req, mbox_bad, mbox_ignored, markers_dropped;
 	_Atomic uint64_t nq_writes, unknown_reads, unknown_writes;
+	_Atomic uint64_t last_tpb_map;	/* the map of the last TPB reset taken */
 };
 
 struct dev {

@@ -77,6 +77,7 @@ void fw_poll(struct dev *d)
 	} else {
 		log_info("firmware: TPB reset, map 0x%08x", d->pend_map);
 		dev_reset_ncs(d, d->pend_map, false);
+		atomic_store(&d->st.last_tpb_map, d->pend_map);
 		atomic_fetch_add(&d->st.tpb_resets, 1);
 	}
 	d->misc[M_RESET / 4] = 0;	/* taken */

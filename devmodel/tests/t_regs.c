@@ -286,6 +286,7 @@ static void tpb_reset(void)
 	CHECK_EQ(rd(r.d, 0x6700000 + 0x1000), 12);
 	CHECK_EQ(rd(r.d, 0x30535000ull + 0x200), 0);
 	CHECK_EQ(atomic_load(&r.d->st.tpb_resets), 1);
+	CHECK_EQ(atomic_load(&r.d->st.last_tpb_map), 0x701);
 	t0 = now_ms();
 	while ((rd(r.d, MISC1 + 0x808) & 8) && now_ms() - t0 < 3000)
 		sleep_us(5000);

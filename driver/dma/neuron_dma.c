@@ -326,8 +326,11 @@ static void neuron_dma_progress_sync(struct neuron_dma_queue *q)
  * After a device error or a hang: reset the NC's queue through the ops
  * (stop the engine, wait for its interrupt to finish), fail every job
  * still pending on it (the engine halted inside the first of them) and
- * start afresh. Only this NC's jobs fail. If the queue cannot be started
- * again the NC is failed: later submissions get -EIO.
+ * start afresh. Only this NC's jobs fail. After a hang the backend also
+ * resets the NC itself (ndhal_ops.nc_reset: the firmware on PCI, seconds
+ * at worst) before the queue starts again; submitters wait on submit_lock
+ * meanwhile. If the NC reset fails or the queue cannot be started again
+ * the NC is failed: later submissions get -EIO.
  */
 static void neuron_dma_queue_reset(struct neuron_dma_queue *q)
 {
@@ -363,14 +366,20 @@ static void neuron_dma_queue_reset(struct neuron_dma_queue *q)
 			      err == NEURON_DMA_ERR_HUNG ? NEURON_RESET_DMA_HANG :
 			      NEURON_RESET_DMA_ERROR);
 	neuron_dma_fail_pending_locked(q, -EIO);
-	ret = neuron_dma_queue_program_locked(q);
+	/* After a hang the NC itself is reset too, if the backend can. */
+	ret = err == NEURON_DMA_ERR_HUNG ? neuron_hw_nc_reset(nd, nc->index) : 0;
+	if (!ret)
+		ret = neuron_dma_queue_program_locked(q);
 	if (ret) {
-		dev_err(&nd->dev, "NC %u: DMA queue does not restart (%d)\n",
-			nc->index, ret);
+		/* Removal (-ENODEV) stops the queue and fails what comes. */
+		if (ret != -ENODEV)
+			dev_err_ratelimited(&nd->dev, "NC %u: DMA queue does not restart (%d): NC out of service\n",
+					    nc->index, ret);
 		spin_lock_irq(&q->lock);
 		q->stopped = true;
 		spin_unlock_irq(&q->lock);
-		WRITE_ONCE(q->failed, true);
+		if (ret != -ENODEV)
+			WRITE_ONCE(q->failed, true);
 	}
 	neuron_dev_exit(nd, idx);
 	mutex_unlock(&q->submit_lock);

@@ -294,6 +294,14 @@ struct ndhal_exec {
  *	work at a reset or the device's removal. Return: 0 (it ended: status
  *	written, interrupt raised), -EINPROGRESS (call again), -EAGAIN
  *	(nothing to compute now), -ENODEV.
+ * @nc_reset: optional: after a hang of NC @nc's DMA queue, which the
+ *	caller stopped (inside the removal guard, the queue's submit_lock
+ *	held), reset the NC through the device's own means (the firmware on
+ *	silicon) and set the engines of its copy queue up again; the caller
+ *	then starts the queue afresh. May take seconds (then it polls for
+ *	removal every 1-2 ms); no spinlock held. 0, -ETIMEDOUT (the firmware
+ *	did not take the reset), -EIO (it did not complete), -ENODEV (the
+ *	device is being removed). NULL: a queue reset is all (the simulator).
  * @fw_info: read what the firmware reports of the device (struct
  *	ndhal_fw_info) through its mailbox; may sleep for seconds. 0, or
  *	-ETIMEDOUT when the firmware does not answer, -EIO when it refuses,
@@ -348,6 +356,7 @@ struct ndhal_ops {
 	int (*exec_start)(struct neuron_device *nd, const struct ndhal_exec *e);
 	void (*exec_reset)(struct neuron_device *nd, u32 nc, u32 code);
 	int (*exec_drive)(struct neuron_device *nd, u32 nc);
+	int (*nc_reset)(struct neuron_device *nd, u32 nc);
 	int (*fw_info)(struct neuron_device *nd, struct ndhal_fw_info *info);
 };
 

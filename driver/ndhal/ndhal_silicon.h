@@ -11,6 +11,7 @@
 #ifndef _NEURON_NDHAL_SILICON_H
 #define _NEURON_NDHAL_SILICON_H
 
+#include <linux/bits.h>
 #include <linux/io.h>
 #include <linux/types.h>
 
@@ -76,6 +77,12 @@ struct ndhal_udma_init {
  * @copy_queue: the engine and queue of NC @nc's kernel copy queue.
  * @sdma_wrapper: BAR offset of @engine's SDMA wrapper block, or a
  *	negative errno when the arch gives it none.
+ * @tpb_reset_map: what the firmware's TPB reset of NC @nc is asked with
+ *	(NDHAL_MISC_TPB_MAP): the NC's bit and the bits of what belongs to
+ *	it (TopSPs, its engine group).
+ * @reset_give_up_ms: how long a reset the firmware does not take is
+ *	waited for before it fails (the facts' bound; module parameter
+ *	pci_reset_timeout_ms overrides it).
  */
 struct ndhal_silicon {
 	u64 host_window;
@@ -89,6 +96,8 @@ struct ndhal_silicon {
 	struct ndhal_udma_init udma;
 	void (*copy_queue)(u32 nc, u32 *engine, u32 *queue);
 	s64 (*sdma_wrapper)(u32 engine);
+	u32 (*tpb_reset_map)(u32 nc);
+	u32 reset_give_up_ms;
 };
 
 /* Misc RAM: the routing id reads this until the device is ready. */
@@ -106,6 +115,17 @@ struct ndhal_silicon {
 #define NDHAL_MISC_RESP_HI		0x1f8
 #define NDHAL_MISC_RESP_LO		0x1fc
 #define NDHAL_MISC_DOORBELL		0x800
+/*
+ * Misc RAM: the reset request (NDHAL_RESET_*; reads 0 once the firmware
+ * took it), the TPB map of a TPB reset, and the firmware status, whose
+ * bit NDHAL_FW_STATUS_RESETTING is set while a reset is in progress.
+ */
+#define NDHAL_MISC_TPB_MAP		0x1d8
+#define NDHAL_MISC_RESET		0x1ec
+#define NDHAL_MISC_FW_STATUS		0x808
+#define NDHAL_RESET_DEVICE		1
+#define NDHAL_RESET_TPB			2
+#define NDHAL_FW_STATUS_RESETTING	BIT(3)
 
 int ndhal_udma_engine_init(const struct ndhal_io *io, const struct ndhal_arch *arch,
 			   u32 engine);

@@ -40,6 +40,12 @@ static s64 ndhal_v2_sdma_wrapper(u32 engine)
 	return -EOPNOTSUPP;
 }
 
+/* A TPB reset of NC n: bit n and its three TopSPs 3n..3n+2 at bits 8+t. */
+static u32 ndhal_v2_tpb_reset_map(u32 nc)
+{
+	return BIT(nc) | (0x7 << (8 + 3 * nc));
+}
+
 static const struct ndhal_silicon ndhal_silicon_v2 = {
 	.host_window = BIT_ULL(44),
 	.dma_bits = 44,		/* below the window bit [inferred] */
@@ -57,6 +63,8 @@ static const struct ndhal_silicon ndhal_silicon_v2 = {
 	},
 	.copy_queue = ndhal_v2_copy_queue,
 	.sdma_wrapper = ndhal_v2_sdma_wrapper,
+	.tpb_reset_map = ndhal_v2_tpb_reset_map,
+	.reset_give_up_ms = 120000,
 };
 
 const struct ndhal_arch ndhal_arch_v2 = {

@@ -37,6 +37,15 @@ static s64 ndhal_v3_sdma_wrapper(u32 engine)
 	return -EOPNOTSUPP;
 }
 
+/*
+ * A TPB reset of NC n: bit n (the TPB), 8+n (its engine group), 16+n (its
+ * TopSPs); bits 24-31 are never set.
+ */
+static u32 ndhal_v3_tpb_reset_map(u32 nc)
+{
+	return BIT(nc) | BIT(8 + nc) | BIT(16 + nc);
+}
+
 static const struct ndhal_silicon ndhal_silicon_v3 = {
 	.host_window = BIT_ULL(46),
 	.dma_bits = 46,		/* below the window bit [inferred] */
@@ -53,6 +62,8 @@ static const struct ndhal_silicon ndhal_silicon_v3 = {
 	},
 	.copy_queue = ndhal_v3_copy_queue,
 	.sdma_wrapper = ndhal_v3_sdma_wrapper,
+	.tpb_reset_map = ndhal_v3_tpb_reset_map,
+	.reset_give_up_ms = 480000,
 };
 
 const struct ndhal_arch ndhal_arch_v3 = {

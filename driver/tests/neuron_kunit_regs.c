@@ -3,7 +3,8 @@
  * neuron: KUnit suite of the arch register maps (part of neuron_kunit.ko):
  *   neuron_regs - every accessor of driver/ndhal/ndhal_regs.h against offsets
  *                 worked out by hand from docs/hw-facts.md, the bounds
- *                 checks, and that each map agrees with its arch's geometry
+ *                 checks, that each map agrees with its arch's geometry,
+ *                 and the firmware's TPB reset maps (ndhal_silicon.h)
  */
 #include <kunit/test.h>
 #include <linux/kernel.h>
@@ -14,6 +15,7 @@
 
 #include "ndhal/ndhal.h"
 #include "ndhal/ndhal_regs.h"
+#include "ndhal/ndhal_silicon.h"
 #include "tests/neuron_kunit.h"
 
 static const struct ndhal_arch *const regs_archs[] = {
@@ -424,6 +426,34 @@ static void regs_geometry_nc(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, ndhal_arch_v1.regs->sema);
 }
 
+/*
+ * The TPB reset map of each NC (docs/hw-facts.md, "Reset"): the facts'
+ * NC0 0x701 and NC1 0x3802 on v2, 0x0001_0101 << n on v3; no two NCs
+ * share a bit, and bits 24-31 are never set.
+ */
+static void regs_tpb_reset_map(struct kunit *test)
+{
+	const struct ndhal_arch *archs[] = { &ndhal_arch_v2, &ndhal_arch_v3 };
+	u32 nc, i, all;
+
+	KUNIT_EXPECT_EQ(test, ndhal_arch_v2.silicon->tpb_reset_map(0), 0x701);
+	KUNIT_EXPECT_EQ(test, ndhal_arch_v2.silicon->tpb_reset_map(1), 0x3802);
+	for (nc = 0; nc < ndhal_arch_v3.nc_count; nc++)
+		KUNIT_EXPECT_EQ(test, ndhal_arch_v3.silicon->tpb_reset_map(nc), 0x10101U << nc);
+	for (i = 0; i < ARRAY_SIZE(archs); i++) {
+		all = 0;
+		for (nc = 0; nc < archs[i]->nc_count; nc++) {
+			u32 map = archs[i]->silicon->tpb_reset_map(nc);
+
+			KUNIT_EXPECT_EQ_MSG(test, map & all, 0, "%s nc %u", archs[i]->name, nc);
+			KUNIT_EXPECT_EQ(test, map & GENMASK(31, 24), 0);
+			KUNIT_EXPECT_TRUE(test, map & BIT(nc));
+			all |= map;
+		}
+		KUNIT_EXPECT_NE(test, archs[i]->silicon->reset_give_up_ms, 0);
+	}
+}
+
 NEURON_KUNIT_SUITE(neuron_regs,
 		   KUNIT_CASE(regs_dma_engines),
 		   KUNIT_CASE(regs_dma_queues),
@@ -433,6 +463,7 @@ NEURON_KUNIT_SUITE(neuron_regs,
 		   KUNIT_CASE(regs_bounds_nc),
 		   KUNIT_CASE(regs_ring_check),
 		   KUNIT_CASE(regs_geometry_dma),
-		   KUNIT_CASE(regs_geometry_nc));
+		   KUNIT_CASE(regs_geometry_nc),
+		   KUNIT_CASE(regs_tpb_reset_map));
 
 kunit_test_suite(neuron_regs_suite);

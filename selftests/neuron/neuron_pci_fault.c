@@ -13,8 +13,18 @@
  *    DMA_FAULT then NC_RESET (DMA_ERROR) for the NC; resets and
  *    dma_errors one more;
  *  - engine_hang (`engine-hang ENGINE on`, job_timeout_ms 1000): the copy
- *    fails with EIO after the timeout; NC_RESET (DMA_HANG) and no
- *    DMA_FAULT; the engine resumes (`off`) and the next copy works;
+ *    fails with EIO after the timeout; the NC is reset through the
+ *    firmware (the model's tpb_resets one more, with the NC's map);
+ *    NC_RESET (DMA_HANG) and no DMA_FAULT; the engine resumes (`off`) and
+ *    the next copy works;
+ *  - reset_delay (`reset-delay 1500`): the same, the firmware taking the
+ *    reset 1.5 s after it is asked: NC_RESET comes no sooner, the copy
+ *    after it works;
+ *  - reset_refused (`reset-refuse on`, pci_reset_timeout_ms 2000): the
+ *    firmware never takes the reset: after 2 s one kernel line, NC_RESET,
+ *    the NC reads "failed" and a copy on it fails with EIO; with
+ *    `reset-refuse off` an unbind and bind of the device (the explicit
+ *    recovery, docs/uapi.md) gives a device whose copies work;
  *  - engine_hang_fed: the same with a copy queued every 200 ms: a doorbell
  *    is no progress, the hang is declared within two periods of the first;
  *  - engine_slow (`engine-slow ENGINE 50000`): 50 ms per packet, the copy
@@ -31,6 +41,7 @@
  */
 #include <poll.h>
 #include <termios.h>
+#include <linux/limits.h>
 
 #include "neuron_test.h"
 #include "neuron_nl.h"
@@ -47,6 +58,9 @@
 #define CTL_MS		20000
 /* How long to listen for an event that must not come, in ms. */
 #define QUIET_MS	300
+/* The firmware's delay in reset_delay, the give-up bound in reset_refused. */
+#define RESET_DELAY_MS	1500
+#define GIVE_UP_MS	2000
 
 /* ---- the model's control channel ---- */
 
@@ -118,6 +132,9 @@ FIXTURE(pcifault) {
 	__u32 engine;
 	char eng[64];		/* "ENGINE" of the commands */
 	unsigned long long timeout;	/* job_timeout_ms before */
+	unsigned long long give_up;	/* pci_reset_timeout_ms before */
+	bool give_up_set;
+	__u32 tpb_map;		/* the NC's TPB reset map (docs/hw-facts.md) */
 	unsigned char *src, *back;
 	__u32 handle;
 };
@@ -153,12 +170,16 @@ FIXTURE_SETUP(pcifault)
 		TH_LOG("the pci tier loads neuron.ko with pci_engines=1: copies expected");
 	ASSERT_LT(variant->nc, self->info.nc_count);
 	/* The NC's copy queue (driver/ndhal: silicon->copy_queue). */
-	if (self->info.arch == NEURON_ARCH_V2)
+	if (self->info.arch == NEURON_ARCH_V2) {
 		self->engine = 32 + variant->nc;
-	else if (self->info.arch == NEURON_ARCH_V3)
+		self->tpb_map = (1u << variant->nc) | (7u << (8 + 3 * variant->nc));
+	} else if (self->info.arch == NEURON_ARCH_V3) {
 		self->engine = 128 + variant->nc / 2;
-	else
+		self->tpb_map = (1u << variant->nc) | (1u << (8 + variant->nc)) |
+				(1u << (16 + variant->nc));
+	} else {
 		NEURON_SKIP_SETUP("arch %.16s: no PCI copy queue known", self->info.arch_name);
+	}
 	snprintf(self->eng, sizeof(self->eng), "%u", self->engine);
 
 	self->ctl = open(ctl, O_RDWR | O_NOCTTY | O_CLOEXEC);
@@ -196,10 +217,14 @@ FIXTURE_TEARDOWN(pcifault)
 		snprintf(cmd, sizeof(cmd), "engine-slow %s 0", self->eng);
 		ctl_cmd(self->ctl, cmd, NULL, 0);
 		ctl_cmd(self->ctl, "lost-completion 0", NULL, 0);
+		ctl_cmd(self->ctl, "reset-refuse off", NULL, 0);
+		ctl_cmd(self->ctl, "reset-delay 0", NULL, 0);
 		close(self->ctl);
 	}
 	if (self->timeout)
 		neuron_param_set("job_timeout_ms", self->timeout);
+	if (self->give_up_set)
+		neuron_param_set("pci_reset_timeout_ms", self->give_up);
 	nl_close(&self->ev);
 	free(self->src);
 	free(self->back);
@@ -321,10 +346,12 @@ TEST_F_TIMEOUT(pcifault, desc_error, 120)
 TEST_F_TIMEOUT(pcifault, engine_hang, 120)
 {
 	long long resets = nc_counter(self, variant->nc, "resets");
+	long long tpb = ctl_stat(self->ctl, "tpb_resets");
 	__s64 t0;
 	long ms;
 
 	ASSERT_LE(0, resets);
+	ASSERT_LE(0, tpb);
 	ctl_engine(_metadata, self, "engine-hang", "on");
 	fill(self->src, COPY_SIZE, 5);
 	t0 = neuron_now_ns();
@@ -340,10 +367,152 @@ TEST_F_TIMEOUT(pcifault, engine_hang, 120)
 	expect_event(_metadata, self, NEURON_EVENT_NC_RESET, variant->nc,
 		     NEURON_RESET_DMA_HANG);
 	EXPECT_EQ(resets + 1, nc_counter(self, variant->nc, "resets"));
+	/* The NC was reset through the firmware, with its own map. */
+	EXPECT_EQ(tpb + 1, ctl_stat(self->ctl, "tpb_resets"));
+	EXPECT_EQ(self->tpb_map, ctl_stat(self->ctl, "last_tpb_map"));
 	ctl_engine(_metadata, self, "engine-hang", "off");
 	copy_checked(_metadata, self, 0, COPY_SIZE, 6);
 	expect_quiet(_metadata, self);
 	TH_LOG("hang declared after %ld ms", ms);
+}
+
+/*
+ * The firmware takes the NC's reset RESET_DELAY_MS after it is asked: the
+ * hung copy fails at the timeout (before the reset), NC_RESET comes once
+ * the reset is done, and the NC works afterwards.
+ */
+TEST_F_TIMEOUT(pcifault, reset_delay, 120)
+{
+	long long tpb = ctl_stat(self->ctl, "tpb_resets");
+	char delay[32];
+	__s64 t0;
+	long ms;
+
+	ASSERT_LE(0, tpb);
+	snprintf(delay, sizeof(delay), "reset-delay %u", RESET_DELAY_MS);
+	ASSERT_EQ(0, ctl_cmd(self->ctl, delay, NULL, 0));
+	ctl_engine(_metadata, self, "engine-hang", "on");
+	fill(self->src, COPY_SIZE, 14);
+	t0 = neuron_now_ns();
+	EXPECT_EQ(-EIO, copy_in(self, 0, COPY_SIZE));
+	ctl_engine(_metadata, self, "engine-hang", "off");
+	expect_event(_metadata, self, NEURON_EVENT_NC_RESET, variant->nc,
+		     NEURON_RESET_DMA_HANG);
+	ms = (long)((neuron_now_ns() - t0) / 1000000);
+	EXPECT_LE(TIMEOUT_MS + RESET_DELAY_MS - 20, ms);
+	EXPECT_EQ(tpb + 1, ctl_stat(self->ctl, "tpb_resets"));
+	EXPECT_EQ(self->tpb_map, ctl_stat(self->ctl, "last_tpb_map"));
+	ASSERT_EQ(0, ctl_cmd(self->ctl, "reset-delay 0", NULL, 0));
+	copy_checked(_metadata, self, 0, COPY_SIZE, 15);
+	expect_quiet(_metadata, self);
+	TH_LOG("hang and reset took %ld ms", ms);
+}
+
+/* Kernel log records holding @what (/dev/kmsg): how many, or -1. */
+static int kmsg_count(const char *what)
+{
+	char rec[2048];
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC), n = 0;
+	ssize_t r;
+
+	if (fd < 0)
+		return -1;
+	for (;;) {
+		r = read(fd, rec, sizeof(rec) - 1);
+		if (r < 0 && errno == EPIPE)
+			continue;	/* a record overwritten meanwhile */
+		if (r <= 0)
+			break;
+		rec[r] = '\0';
+		n += !!strstr(rec, what);
+	}
+	close(fd);
+	return n;
+}
+
+/* Unbind the device from neuron and bind it again: 0, or -errno. */
+static int rebind(const char *pci_dev)
+{
+	static const char *const ops[] = { "unbind", "bind" };
+	char path[PATH_MAX];
+	int i, fd;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "/sys/bus/pci/drivers/neuron/%s", ops[i]);
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		if (write(fd, pci_dev, strlen(pci_dev)) < 0) {
+			i = -errno;
+			close(fd);
+			return i;
+		}
+		close(fd);
+	}
+	return 0;
+}
+
+/*
+ * The firmware never takes the reset: it fails after pci_reset_timeout_ms
+ * with one kernel line, the NC is out of service (state "failed", a copy
+ * fails with EIO), and the device works again after an unbind and bind.
+ */
+TEST_F_TIMEOUT(pcifault, reset_refused, 120)
+{
+	long long tpb = ctl_stat(self->ctl, "tpb_resets");
+	long long refused = ctl_stat(self->ctl, "resets_refused");
+	int lines = kmsg_count("did not take the TPB reset");
+	char path[128], link[PATH_MAX], state[32], *pci_dev;
+	__s64 t0, end;
+	ssize_t n;
+	long ms;
+
+	ASSERT_LE(0, tpb);
+	ASSERT_LE(0, refused);
+	ASSERT_LE(0, lines) TH_LOG("/dev/kmsg: %s", strerror(errno));
+	snprintf(path, sizeof(path), "/sys/class/neuron/neuron%u/device", self->node.minor);
+	n = readlink(path, link, sizeof(link) - 1);
+	ASSERT_LT(0, n) TH_LOG("%s: %s", path, strerror(errno));
+	link[n] = '\0';
+	pci_dev = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
+	ASSERT_EQ(0, neuron_param_get("pci_reset_timeout_ms", &self->give_up));
+	ASSERT_EQ(0, neuron_param_set("pci_reset_timeout_ms", GIVE_UP_MS));
+	self->give_up_set = true;
+	ASSERT_EQ(0, ctl_cmd(self->ctl, "reset-refuse on", NULL, 0));
+	ctl_engine(_metadata, self, "engine-hang", "on");
+	fill(self->src, COPY_SIZE, 16);
+	t0 = neuron_now_ns();
+	EXPECT_EQ(-EIO, copy_in(self, 0, COPY_SIZE));
+	expect_event(_metadata, self, NEURON_EVENT_NC_RESET, variant->nc,
+		     NEURON_RESET_DMA_HANG);
+	ms = (long)((neuron_now_ns() - t0) / 1000000);
+	EXPECT_LE(TIMEOUT_MS + GIVE_UP_MS - 20, ms);
+	EXPECT_EQ(lines + 1, kmsg_count("did not take the TPB reset"));
+	EXPECT_EQ(tpb, ctl_stat(self->ctl, "tpb_resets"));
+	EXPECT_EQ(refused + 1, ctl_stat(self->ctl, "resets_refused"));
+	snprintf(path, sizeof(path), "/sys/class/neuron/neuron%u/nc%u/state",
+		 self->node.minor, variant->nc);
+	ASSERT_EQ(0, neuron_read_text(path, state, sizeof(state)));
+	EXPECT_EQ(0, strncmp(state, "failed", 6)) TH_LOG("%s: %s", path, state);
+	EXPECT_EQ(-EIO, copy_in(self, 0, COPY_SIZE));
+
+	/* The explicit recovery: the device again, from probe. */
+	ASSERT_EQ(0, ctl_cmd(self->ctl, "reset-refuse off", NULL, 0));
+	ctl_engine(_metadata, self, "engine-hang", "off");
+	neuron_node_release(&self->node);
+	ASSERT_EQ(0, rebind(pci_dev)) TH_LOG("rebind %s", pci_dev);
+	end = neuron_now_ns() + 30000000000LL;
+	while (access(neuron_env_device(), F_OK) && neuron_now_ns() < end)
+		usleep(100000);
+	neuron_setup_node(_metadata, &self->node, NULL, 0);
+	ASSERT_EQ(0, neuron_alloc(self->node.fd, NEURON_MEM_DEVICE, BUF_SIZE, variant->nc,
+				  &self->handle, NULL));
+	snprintf(path, sizeof(path), "/sys/class/neuron/neuron%u/nc%u/state",
+		 self->node.minor, variant->nc);
+	ASSERT_EQ(0, neuron_read_text(path, state, sizeof(state)));
+	EXPECT_NE(0, strncmp(state, "failed", 6)) TH_LOG("%s: %s", path, state);
+	copy_checked(_metadata, self, 0, COPY_SIZE, 17);
+	TH_LOG("reset given up after %ld ms", ms);
 }
 
 /*

@@ -964,7 +964,7 @@ TEST_F_TIMEOUT(defects, removal_ends_calls_at_once, 300)
 			last = c[i].done - t0;
 	}
 	bound = 2 * one > 2000 * NS_PER_MS ? 2 * one : 2000 * NS_PER_MS;
-	TH_LOG("the last call ended %lld ms after the removal began; an eighth of a MATMUL took %lld ms",
+	TH_LOG("the last call ended %lld ms after the removal began; 1/8 MATMUL %lld ms",
 	       last / NS_PER_MS, one / NS_PER_MS);
 	EXPECT_GT(bound, last);
 	v3.created = false;

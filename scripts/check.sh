@@ -387,7 +387,7 @@ gcov_merge() {
 	return $rc
 }
 # The debug tier: two boots of the debug kernel side by side (one boot of
-# everything took more than the 1500 s limit), 2400 s each and 600 s per
+# everything took more than the 1500 s limit), 2400 s each and 1200 s per
 # program unless NEURON_VM_TIMEOUT and NEURON_VM_PROG_TIMEOUT say otherwise
 # (KASAN, lockdep and kmemleak make everything slow, more so when the two
 # boots share the two cores), their gcov data merged: the
@@ -425,7 +425,7 @@ debug_tier() {
 		p32=("${progs32[@]}")
 	if [ -f "$b/neuron.ko" ] && [ -f "$b/neuron_kunit.ko" ] && [ -e "${progs[0]}" ]; then
 		NEURON_VM_MEM=512M NEURON_VM_TIMEOUT=${NEURON_VM_TIMEOUT:-2400} \
-			NEURON_VM_PROG_TIMEOUT=${NEURON_VM_PROG_TIMEOUT:-600} \
+			NEURON_VM_PROG_TIMEOUT=${NEURON_VM_PROG_TIMEOUT:-1200} \
 			vm_start "$KRELEASE (debug)" "$line, " "$IMAGE" "$d" -k "$b/neuron.ko" \
 				-d "$b/neuron_kunit.ko" "${shim_opt[@]}" "${xtools[@]}" \
 				"${progs[@]}" "${shim_progs[@]}" "${fault[@]}"
@@ -435,7 +435,7 @@ debug_tier() {
 			# is a program of the first boot only, so it comes in with -x.
 			[ ${#shim_opt[@]} -eq 0 ] || xls=(-x "${tools[0]}")
 			NEURON_VM_MEM=512M NEURON_VM_TIMEOUT=${NEURON_VM_TIMEOUT:-2400} \
-				NEURON_VM_PROG_TIMEOUT=${NEURON_VM_PROG_TIMEOUT:-600} \
+				NEURON_VM_PROG_TIMEOUT=${NEURON_VM_PROG_TIMEOUT:-1200} \
 				vm_start "$KRELEASE (debug, 32-bit and fuzzer)" \
 					"$KRELEASE (debug, 32-bit and fuzzer): " "$IMAGE" "$d-32" \
 					-k "$b/neuron.ko" -d "$b/neuron_kunit.ko" "${shim_opt[@]}" \

@@ -141,7 +141,11 @@ struct neuron_device *neuron_device_get_next(unsigned long *minor);
  * neuron_device_remove() waits for every such section of its device before
  * it tears the backend down. Never sleep inside one for an event (a wait
  * for the device, a deadline): drop the guard, sleep with a reference of
- * your own, and re-enter; removal wakes every such sleeper.
+ * your own, and re-enter; removal wakes every such sleeper. The one
+ * exception is a poll of the device's registers that must stay inside
+ * (the PCI firmware's mailbox and resets): it sleeps in steps of 1-2 ms
+ * and stops at the first neuron_dev_unplugged(), so removal, which sets
+ * the flag before it waits, waits one step at most.
  */
 
 /**

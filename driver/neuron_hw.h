@@ -229,6 +229,11 @@ static inline int neuron_hw_notify_init(struct neuron_device *nd, u32 nci,
 	return nd->hal->ops->notify_init(nd, nci, type, iova, entries, key);
 }
 
+static inline bool neuron_hw_has_nc_reset(const struct neuron_device *nd)
+{
+	return nd->hal->ops->nc_reset;
+}
+
 /* Optional: 0 (nothing more to do) for a backend with no NC reset. */
 static inline int neuron_hw_nc_reset(struct neuron_device *nd, u32 nci)
 {

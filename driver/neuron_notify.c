@@ -103,6 +103,9 @@ struct neuron_notify_ring {
  *	device); NULL on a polled device. Under nn->lock.
  * @iova: the device address of the ring (of its entries on a polled
  *	device). Under nn->lock.
+ * @halted: the device no longer writes the ring: its NC was reset
+ *	(neuron_notify_nc_halt()); teardown does not stop it again. Under
+ *	nn->lock.
  * @lock: guards the fields below (see the top of the file).
  * @active: set up and readable by the handler.
  * @gen: bumped at every setup and teardown: a waiter that sees it change
@@ -116,7 +119,8 @@ struct neuron_notify_ring {
  * @overflow: overflow count last read from @hdr.
  * @overflow_event: @overflow grew and the netlink event is not sent yet
  *	(by nn->overflow_work, in process context).
- * @error: 0, or -EIO once the device wrote an impossible head.
+ * @error: 0, or -EIO once the device wrote an impossible head or the
+ *	queue was halted by a reset of its NC.
  */
 struct neuron_notify_queue {
 	struct neuron_device *nd;
@@ -126,6 +130,7 @@ struct neuron_notify_queue {
 	struct neuron_notify_ring *ring;
 	u64 *dma;
 	u64 iova;
+	bool halted;
 	spinlock_t lock;		/* see above */
 	bool active;
 	u32 gen;
@@ -558,7 +563,9 @@ static void neuron_notify_stop_locked(struct neuron_notify_dev *nn,
 
 	lockdep_assert_held(&nn->lock);
 	efd = neuron_notify_deactivate(q);
-	neuron_hw_notify_fini(nd, q->nc, q->type);
+	if (!q->halted)
+		neuron_hw_notify_fini(nd, q->nc, q->type);
+	q->halted = false;
 	neuron_notify_irq_put_locked(nd, nn, q->nc);
 	neuron_notify_dma_unmap(nd, q->ring, &q->dma, q->iova);
 	neuron_notify_ring_put(q->ring);
@@ -965,6 +972,51 @@ void neuron_notify_nc_revoke_locked(struct neuron_device *nd, u32 nci,
 	}
 	mutex_unlock(&nn->lock);
 	neuron_dev_exit(nd, idx);
+}
+
+/**
+ * neuron_notify_nc_halt() - an NC is about to be reset: halt its queues
+ * @nd: the device.
+ * @nci: the NC.
+ *
+ * The facts halt every notification queue of an NC before the firmware
+ * resets it (docs/hw-facts.md, "Reset", step 1). Each queue set up on
+ * @nci stops at the device here and is dead for its owner until torn
+ * down: NOTIFY_WAIT returns -EIO (sleepers wake, the eventfd is signalled
+ * so that a poller looks); the ring and its mappings stay, frozen with
+ * what the device wrote before. The owner tears it down and sets it up
+ * again. Called inside the removal guard, before the NC's reset.
+ */
+void neuron_notify_nc_halt(struct neuron_device *nd, u32 nci)
+{
+	struct neuron_notify_dev *nn = nd->notify;
+	unsigned int t;
+
+	if (!nn)
+		return;
+	mutex_lock(&nn->lock);
+	for (t = 0; t < NEURON_NOTIFY_TYPES; t++) {
+		struct neuron_notify_queue *q = &nn->q[nci][t];
+		struct eventfd_ctx *efd;
+
+		if (!q->ring || q->halted)
+			continue;
+		neuron_hw_notify_fini(nd, nci, t);
+		q->halted = true;
+		spin_lock_irq(&q->lock);
+		/* What the device wrote before the halt stays readable. */
+		if (neuron_hw_notify_polled(nd))
+			neuron_notify_refresh_locked(q);
+		if (!q->error)
+			q->error = -EIO;
+		/* Put only by a teardown, under nn->lock, which is held. */
+		efd = q->eventfd;
+		spin_unlock_irq(&q->lock);
+		if (efd)
+			neuron_eventfd_signal(efd);
+	}
+	mutex_unlock(&nn->lock);
+	neuron_nc_wake(&nd->nc[nci]);
 }
 
 /*

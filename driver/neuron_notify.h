@@ -42,6 +42,7 @@ static_assert(sizeof(struct neuron_notify_teardown) == 16);
 int neuron_notify_device_init(struct neuron_device *nd);
 void neuron_notify_device_fini(struct neuron_device *nd);
 void neuron_notify_unplug(struct neuron_device *nd);
+void neuron_notify_nc_halt(struct neuron_device *nd, u32 nci);
 void neuron_notify_file_release(struct neuron_file *nf);
 void neuron_notify_nc_revoke_locked(struct neuron_device *nd, u32 nci,
 				    struct neuron_file *keep);

@@ -215,10 +215,13 @@ static int neuron_pci_engines_init(struct neuron_pci *np, const struct ndhal_arc
 
 static int neuron_pci_mbox_init(struct neuron_device *nd);
 static void neuron_pci_mbox_fini(struct neuron_device *nd);
+static int neuron_pci_fw_reset(struct neuron_pci *np, u32 req, u32 map);
 
 /*
  * Claim the BARs of the arch; with the engines driven, map the register
- * BAR, wait for the firmware and set the copy engines up.
+ * BAR, wait for the firmware, reset the device through it (docs/hw-facts.md,
+ * "Readiness": a failed reset fails the probe, with the reset's line) and
+ * set the copy engines up.
  */
 static int neuron_pci_hw_init(struct neuron_device *nd)
 {
@@ -227,16 +230,14 @@ static int neuron_pci_hw_init(struct neuron_device *nd)
 	struct pci_dev *pdev = np->pdev;
 	int ret;
 
+	/* Set by the probe once the device is made; the reset below needs it. */
+	np->nd = nd;
 	ret = neuron_pci_check_bars(pdev, arch);
 	if (ret)
 		return ret;
 	ret = pci_request_selected_regions(pdev, arch->bar_mask, "neuron");
 	if (ret || !neuron_pci_engines_on(nd))
 		return ret;
-	/*
-	 * No device reset before the engines are set up (a later step): they
-	 * are used as the firmware left them [inferred].
-	 */
 	np->io.size = pci_resource_len(pdev, arch->reg_bar);
 	np->io.base = pci_iomap(pdev, arch->reg_bar, 0);
 	if (!np->io.base) {
@@ -246,7 +247,10 @@ static int neuron_pci_hw_init(struct neuron_device *nd)
 	ret = neuron_pci_mbox_init(nd);
 	if (ret)
 		goto err_unmap;
+	/* Ready, then a device reset, then the engines: the facts' order. */
 	ret = neuron_pci_wait_ready(np, arch);
+	if (!ret)
+		ret = neuron_pci_fw_reset(np, NDHAL_RESET_DEVICE, 0);
 	if (!ret)
 		ret = neuron_pci_engines_init(np, arch);
 	if (ret)

@@ -28,6 +28,7 @@
 #include "neuron_file.h"
 #include "neuron_mem.h"
 #include "neuron_job.h"
+#include "neuron_notify.h"
 #include "neuron_hw.h"
 #include "neuron_trace.h"
 #include "dma/neuron_dma.h"
@@ -366,8 +367,15 @@ static void neuron_dma_queue_reset(struct neuron_dma_queue *q)
 			      err == NEURON_DMA_ERR_HUNG ? NEURON_RESET_DMA_HANG :
 			      NEURON_RESET_DMA_ERROR);
 	neuron_dma_fail_pending_locked(q, -EIO);
-	/* After a hang the NC itself is reset too, if the backend can. */
-	ret = err == NEURON_DMA_ERR_HUNG ? neuron_hw_nc_reset(nd, nc->index) : 0;
+	/*
+	 * After a hang the NC itself is reset too, if the backend can; its
+	 * notification queues are halted first (neuron_notify_nc_halt()).
+	 */
+	ret = 0;
+	if (err == NEURON_DMA_ERR_HUNG && neuron_hw_has_nc_reset(nd)) {
+		neuron_notify_nc_halt(nd, nc->index);
+		ret = neuron_hw_nc_reset(nd, nc->index);
+	}
 	if (!ret)
 		ret = neuron_dma_queue_program_locked(q);
 	if (ret) {

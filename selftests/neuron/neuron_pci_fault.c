@@ -34,7 +34,11 @@
  *    is dropped; nothing completes, the queue is declared hung after the
  *    timeout: EIO, NC_RESET (DMA_HANG);
  *  - lost_completion_covered: the same with a second copy queued behind
- *    the first: its marker says both are done, both succeed, no reset.
+ *    the first: its marker says both are done, both succeed, no reset;
+ *  - engine_hang_halts_queues: a hang with an EVENT queue set up on the
+ *    NC: the queue is halted before the NC's reset (NOTIFY_WAIT -EIO, the
+ *    model takes no post, the ring keeps its entry), and set up again it
+ *    works.
  * Skips (exit 4) without NEURON_DEVMODEL_CTL or its device (the simulator,
  * silicon), or when the device under test is not a PCI device. With the
  * channel there, a model that does not answer fails.
@@ -641,6 +645,73 @@ TEST_F_TIMEOUT(pcifault, lost_completion_covered, 120)
 	EXPECT_EQ(0, memcmp(self->src, self->back, 2 * COPY_SIZE));
 	expect_quiet(_metadata, self);
 	EXPECT_EQ(resets, nc_counter(self, variant->nc, "resets"));
+}
+
+/*
+ * Post @data to the NC's EVENT queue through the model (slot 32: the
+ * driver's choice, docs/hw-facts.md [inferred]): 0 or -1 (the model
+ * refused: no queue programmed there).
+ */
+static int post_event(struct _test_data_pcifault *self, __u32 nc, __u32 data)
+{
+	char cmd[96];
+
+	snprintf(cmd, sizeof(cmd), "notify nc %u 32 %u 7 %u", nc, NEURON_NOTIFY_EVENT, data);
+	return ctl_cmd(self->ctl, cmd, NULL, 0);
+}
+
+/* NOTIFY_WAIT of the NC's EVENT queue up to 2 s for head past @consumed. */
+static int wait_event(struct _test_data_pcifault *self, __u32 nc, __u32 consumed,
+		      __u32 *head)
+{
+	return nio_notify_wait(self->node.fd, nc, NEURON_NOTIFY_EVENT, consumed,
+			       neuron_now_ns() + 2000000000LL, head);
+}
+
+/*
+ * A hang resets the NC through the firmware: its notification queues are
+ * halted first (docs/hw-facts.md, "Reset", step 1). The EVENT queue set
+ * up before reads -EIO from then on, keeps what was written before, and
+ * the model takes no post for it; torn down and set up again, it works.
+ */
+TEST_F_TIMEOUT(pcifault, engine_hang_halts_queues, 120)
+{
+	struct nio_notify_queue r;
+	__u32 head = 0;
+
+	ASSERT_NE(0U, self->info.caps & NEURON_CAP_NOTIFY);
+	neuron_ring_open_ok(_metadata, self->node.fd, variant->nc, NEURON_NOTIFY_EVENT, 64,
+			    -1, &r);
+	ASSERT_EQ(0, post_event(self, variant->nc, 41));
+	ASSERT_EQ(0, wait_event(self, variant->nc, 0, &head));
+	ASSERT_EQ(1U, head);
+	EXPECT_EQ(41U, neuron_ring_entry(&r, 0)->data);
+
+	ctl_engine(_metadata, self, "engine-hang", "on");
+	fill(self->src, COPY_SIZE, 16);
+	EXPECT_EQ(-EIO, copy_in(self, 0, COPY_SIZE));
+	expect_event(_metadata, self, NEURON_EVENT_NC_RESET, variant->nc,
+		     NEURON_RESET_DMA_HANG);
+	ctl_engine(_metadata, self, "engine-hang", "off");
+
+	/* Halted: the wait says so at once, the device writes nothing more. */
+	EXPECT_EQ(-EIO, wait_event(self, variant->nc, 1, &head));
+	EXPECT_EQ(-1, post_event(self, variant->nc, 42));
+	EXPECT_EQ(-EIO, wait_event(self, variant->nc, 1, &head));
+	/* The frozen ring still holds what came before. */
+	EXPECT_EQ(1U, neuron_ring_head(&r));
+	EXPECT_EQ(41U, neuron_ring_entry(&r, 0)->data);
+
+	/* Set up again, the queue works. */
+	ASSERT_EQ(0, nio_notify_close(self->node.fd, &r));
+	neuron_ring_open_ok(_metadata, self->node.fd, variant->nc, NEURON_NOTIFY_EVENT, 64,
+			    -1, &r);
+	ASSERT_EQ(0, post_event(self, variant->nc, 43));
+	ASSERT_EQ(0, wait_event(self, variant->nc, 0, &head));
+	EXPECT_EQ(1U, head);
+	EXPECT_EQ(43U, neuron_ring_entry(&r, 0)->data);
+	EXPECT_EQ(0, nio_notify_close(self->node.fd, &r));
+	copy_checked(_metadata, self, 0, COPY_SIZE, 17);
 }
 
 TEST_HARNESS_MAIN

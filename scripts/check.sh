@@ -344,11 +344,13 @@ if tier distro && run_optional deb-build "$S/deb-build.sh" "$DEBS" && [ -n "${KR
 		for p in "${progs[@]}" "${progs32[@]}"; do
 			case ${p##*/} in neuron-ls | neuron-monitor | neuron_tools | neuron_tools_32) ;; *) debprogs+=("$p") ;; esac
 		done
-		vm_check "$KREL61 (Debian packages: DKMS, udev, libnrt1, neuron-tools)" "$VMLINUX61" \
+		# In the background: the debug tier's builds and first boot
+		# start beside it (vm_collect counts it with theirs).
+		vm_start "$KREL61 (Debian packages: DKMS, udev, libnrt1, neuron-tools)" \
+			"$KREL61 (Debian packages): " "$VMLINUX61" \
 			"$RUN/$KREL61-debs" -r "$DEBROOT" -l "$DEBROOT" -x "$PROGS/neuron_tools" \
 			"$S/tests/neuron_udev" "$S/tests/neuron_debs" "$S/tests/neuron_tools_pkg" \
 			"${debprogs[@]}" "${shim_progs[@]}"
-		summary+=("$KREL61 (Debian packages): $VM_SUMMARY")
 	fi
 fi
 
@@ -399,14 +401,16 @@ gcov_merge() {
 # bounded run (tools/fuzz/neuron_fuzz_vm: NEURON_FUZZ_RUNS executions from
 # the seed corpus, then the proof that its accounting check fails on a
 # leak).
+dbg_d='' dbg_b='' dbg_kdir='' dbg_logs=()
 debug_tier() {
-	local d b p32=() fzx=() fz=() logs=() xls=()
+	local d b p32=() fzx=() fz=() xls=()
 	log "debug kernel: building it or reusing the cached one (scripts/debug-kernel.sh)"
 	if ! debug_env "$RUN/debug-kernel.log"; then
 		check "debug kernel build" 1 "$RUN/debug-kernel.log"
 		summary+=("debug: FAILED to build the debug kernel")
 		return
 	fi
+	dbg_kdir=$KDIR
 	# The build stays in the run's folder: its .gcno files must match the
 	# .gcda files of this boot (make coverage), whatever runs later.
 	d="$RUN/$KRELEASE" b="$RUN/$KRELEASE/module"
@@ -429,7 +433,7 @@ debug_tier() {
 			vm_start "$KRELEASE (debug)" "$line, " "$IMAGE" "$d" -k "$b/neuron.ko" \
 				-d "$b/neuron_kunit.ko" "${shim_opt[@]}" "${xtools[@]}" \
 				"${progs[@]}" "${shim_progs[@]}" "${fault[@]}"
-		logs=("$d/serial.log")
+		dbg_logs=("$d/serial.log")
 		if [ ${#p32[@]} -gt 0 ] || [ ${#fz[@]} -gt 0 ]; then
 			# neuron_tools_32 runs the netlink tools of /tests: neuron-ls
 			# is a program of the first boot only, so it comes in with -x.
@@ -442,15 +446,25 @@ debug_tier() {
 					"${xtools[@]}" ${xls[0]:+"${xls[@]}"} ${fzx[0]:+"${fzx[@]}"} \
 					${p32[0]:+"${p32[@]}"} \
 					${fz[0]:+"${fz[@]}"} ${p32[0]:+"${fault32[@]}"}
-			logs+=("$d-32/serial.log")
+			dbg_logs+=("$d-32/serial.log")
 		fi
-		vm_collect
-		gcov_merge "$b" "${logs[@]}" 2>"$d/coverage.txt" &&
+	else
+		summary+=("$line")
+	fi
+	dbg_d=$d dbg_b=$b
+}
+
+# debug_tier_end: once the debug boots are collected (vm_collect), their
+# gcov data merged, and the signed modules' VM.
+debug_tier_end() {
+	local d=$dbg_d b=$dbg_b ok
+	[ -n "$b" ] || return 0
+	KDIR=$dbg_kdir
+	if [ ${#dbg_logs[@]} -gt 0 ]; then
+		gcov_merge "$b" "${dbg_logs[@]}" 2>"$d/coverage.txt" &&
 			coverage_table "$b" >>"$d/coverage.txt" 2>&1 && ok=0 || ok=1
 		check "gcov data of the debug runs ($d/coverage.txt)" "$ok" "$d/coverage.txt"
 		summary+=("$KRELEASE (debug): coverage: $(awk '$1 == "TOTAL" { print $2 " of " $3 " lines" }' "$d/coverage.txt")")
-	else
-		summary+=("$line")
 	fi
 	[ -f "$b/neuron.ko" ] && [ -e "${progs[0]}" ] && modsig_test "$b/neuron.ko"
 }
@@ -489,7 +503,6 @@ modsig_test() {
 		"$S/tests/neuron_modsig" "$PROGS/neuron_query" "$PROGS/neuron-info"
 	summary+=("$KRELEASE (signed modules, module.sig_enforce=1): $VM_SUMMARY")
 }
-tier debug && debug_tier
 
 # The pci tier (docs/testing.md, docs/devmodel.md): Debian's 6.1 in QEMU 11
 # with the device model (scripts/vm-pci.sh, its ASan build) as a trn1 and a
@@ -548,12 +561,23 @@ pci_tier() {
 				"$S/tests/neuron_pci_mbox" "$S/tests/neuron_pci_ready" "${pciunplug[@]}"
 		done
 	done
-	vm_collect
+	pci_started=1
+}
+
+# pci_tier_debug: the pci tier's boots of the debug kernel, after the VMs
+# of pci_tier are collected.
+pci_started=''
+pci_tier_debug() {
+	local d b f p ok
+	[ -n "$pci_started" ] || return 0
 	tier debug || return 0
-	[ -n "${KRELEASE:-}" ] || debug_env "$RUN/debug-kernel.log" || {
+	# pci_tier may have fetched the 6.1 kernel since (KDIR).
+	if [ -n "$dbg_kdir" ]; then
+		KDIR=$dbg_kdir
+	elif ! debug_env "$RUN/debug-kernel.log"; then
 		check "debug kernel build (pci)" 1 "$RUN/debug-kernel.log"
 		return
-	}
+	fi
 	d="$RUN/$KRELEASE-pci" b="$RUN/$KRELEASE-pci/module"
 	gcov_build "$d" "$b" " for the pci tier" || true
 	[ -f "$b/neuron.ko" ] || return 0
@@ -582,7 +606,15 @@ pci_tier() {
 		sub(/.*\//, "", $1); printf "%s%s %s", sep, $1, $2; sep = ", " }' "$d/coverage.txt")")
 }
 
+# The debug tier's two boots, then the pci tier's four VMs, two at a time
+# (vm_start): a pci VM takes the slot of whichever debug boot ends first.
+# Then the debug tier's coverage and signed modules, then the pci tier's
+# debug boots.
+tier debug && debug_tier
 tier pci && pci_tier
+vm_collect
+tier debug && debug_tier_end
+tier pci && pci_tier_debug
 
 finished=1
 final

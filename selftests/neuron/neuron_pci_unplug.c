@@ -29,7 +29,10 @@
  *    flight: it stays bound (nothing reads it) until a call that reads it
  *    (a copy: the engine state; a semaphore read; the serial number: the
  *    mailbox's wait), which ends with ENODEV; one kernel line names that
- *    read; DEV_LOST; the driver lets go; then back as above.
+ *    read; DEV_LOST; the driver lets go; then back as above;
+ *  - vanish_race_unbind: the driver's own unbinding against an unbind
+ *    through sysfs, 10 rounds: the read that notices ends with ENODEV, the
+ *    device is unbound once, without a splat, and binds again.
  * Skips (exit 4) without NEURON_DEVMODEL_CTL (the simulator; on silicon a
  * test does not remove the host's device), or when the device under test
  * is not a PCI device.
@@ -474,6 +477,67 @@ TEST(vanish_idle_sem)
 TEST(vanish_idle_fw)
 {
 	vanish_idle(_metadata, IDLE_FW);
+}
+
+/* A semaphore read of NC 0 (on its own thread in vanish_race_unbind). */
+struct reader {
+	int fd;
+	unsigned int delay_us;
+	int ret;
+};
+
+static void *read_fn(void *arg)
+{
+	struct reader *r = arg;
+
+	usleep(r->delay_us);
+	r->ret = neuron_sem(r->fd, 0, NEURON_SEM_KIND_SEMAPHORE, 3, NEURON_SEM_READ, 0, 0, NULL);
+	return NULL;
+}
+
+/*
+ * The driver's own unbinding of a lost device against an unbind through
+ * sysfs: the device vanishes, a semaphore read that notices it runs while
+ * the driver is unbound by hand (the read started 0 to 900 us before the
+ * unbind, 10 rounds). The read ends with ENODEV either way, the device is
+ * unbound once, without a splat (the VM's verdict reads the kernel log),
+ * and binds again.
+ */
+TEST(vanish_race_unbind)
+{
+	struct neuron_device_info info;
+	struct reader rd;
+	char bdf[64];
+	const char *why;
+	pthread_t t;
+	int round, ret;
+
+	for (round = 0; round < 10; round++) {
+		struct neuron_node node = { .fd = -1 };
+
+		why = vanish_setup(_metadata, &node, &info, bdf, sizeof(bdf));
+		if (why) {
+			neuron_node_release(&node);
+			SKIP(return, "%s", why);
+		}
+		if (!(info.caps & NEURON_CAP_SEM)) {
+			neuron_node_release(&node);
+			SKIP(return, "no NEURON_CAP_SEM");
+		}
+		ASSERT_EQ(0, neuron_reserve(node.fd, 1));
+		ASSERT_EQ(0, neuron_devmodel_cmd("vanish on"));
+		rd = (struct reader){ .fd = node.fd, .delay_us = round * 100 };
+		ASSERT_EQ(0, pthread_create(&t, NULL, read_fn, &rd));
+		usleep(450);
+		ret = neuron_sysfs_write("/sys/bus/pci/drivers/neuron/unbind", bdf);
+		/* ENODEV: the driver's own unbinding came first. */
+		EXPECT_TRUE(!ret || ret == -ENODEV) TH_LOG("unbind: %s", strerror(-ret));
+		ASSERT_EQ(0, pthread_join(t, NULL));
+		EXPECT_EQ(-ENODEV, rd.ret) TH_LOG("round %d: the read: %s", round, strerror(-rd.ret));
+		ASSERT_EQ(0, wait_bound(bdf, false, LOST_MS)) TH_LOG("%s still bound", bdf);
+		neuron_node_release(&node);
+		vanish_back(_metadata, bdf);
+	}
 }
 
 TEST(remove_live)

@@ -211,9 +211,13 @@ static void neuron_pci_lost_work(struct work_struct *work)
 	struct neuron_pci_lost *l = container_of(work, struct neuron_pci_lost, work);
 
 	neuron_nl_event(l->nd, NEURON_EVENT_DEV_LOST, -1, 0);
+	/*
+	 * Before the unbind: the device's release (its minor given back) is
+	 * then the removal's or its users', not this work's after it.
+	 */
+	put_device(&l->nd->dev);
 	/* Waits for a removal in flight; nothing to do if it ran. */
 	device_release_driver(&l->pdev->dev);
-	put_device(&l->nd->dev);
 	pci_dev_put(l->pdev);
 	kfree(l);
 }

@@ -81,8 +81,9 @@ MODULE_PARM_DESC(pci_reset_timeout_ms,
  * @mbox_req_iova: its device address.
  * @mbox_resp: the response buffer (coherent).
  * @mbox_resp_iova: its device address.
- * @flags: NEURON_PCI_LOST once the device no longer answers
- *	(neuron_pci_lost()).
+ * @flags: NEURON_PCI_LIVE once the backend's init is done (set once; the
+ *	device goes out right after), NEURON_PCI_LOST once it no longer
+ *	answers (neuron_pci_lost()).
  * @lost: the work that unbinds a lost device, made at probe; whoever sets
  *	NEURON_PCI_LOST first owns it: the work it is queued as, or the
  *	removal, which frees it.
@@ -105,6 +106,7 @@ struct neuron_pci {
 };
 
 #define NEURON_PCI_LOST	0
+#define NEURON_PCI_LIVE	1
 
 /**
  * struct neuron_pci_lost - the unbinding of a device that no longer answers
@@ -225,15 +227,20 @@ static void neuron_pci_lost_work(struct work_struct *work)
 /*
  * The device no longer answers (@what read all ones): mark it lost and
  * queue its unbinding, once. Any context (a spinlock may be held), inside
- * the removal guard or by the removing thread. Not before the device is
- * made (probe reports that itself).
+ * the removal guard or by the removing thread. Before the backend's init
+ * is done (the reset at probe) only a line: the probe fails with -ENODEV.
  */
 static void neuron_pci_lost(struct neuron_pci *np, const char *what)
 {
-	struct neuron_device *nd = READ_ONCE(np->nd);
+	struct neuron_device *nd = np->nd;
 	struct neuron_pci_lost *l = np->lost;
 
-	if (!nd || test_and_set_bit(NEURON_PCI_LOST, &np->flags))
+	if (!test_bit(NEURON_PCI_LIVE, &np->flags)) {
+		dev_err(&np->pdev->dev,
+			"%s and the routing id read all ones: the device does not answer\n", what);
+		return;
+	}
+	if (test_and_set_bit(NEURON_PCI_LOST, &np->flags))
 		return;
 	dev_err(&np->pdev->dev,
 		"device lost (%s): it reads all ones, the routing id too; failing its calls, unbinding the driver\n",
@@ -266,7 +273,7 @@ static bool neuron_pci_gone(struct neuron_pci *np, u32 v, const char *what)
 {
 	if (neuron_pci_is_lost(np))
 		return true;
-	if (v != U32_MAX || !READ_ONCE(np->nd) || neuron_pci_answers(np))
+	if (v != U32_MAX || neuron_pci_answers(np))
 		return false;
 	neuron_pci_lost(np, what);
 	return true;
@@ -378,6 +385,8 @@ static int neuron_pci_hw_init(struct neuron_device *nd)
 		ret = neuron_pci_engines_init(np, arch);
 	if (ret)
 		goto err_mbox;
+	/* From here on a device that reads all ones is lost (and unbound). */
+	set_bit(NEURON_PCI_LIVE, &np->flags);
 	return 0;
 
 err_mbox:
@@ -1194,10 +1203,12 @@ static int neuron_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id
 	desc.backend = np;
 	nd = neuron_device_create(&desc);
 	if (IS_ERR(nd)) {
-		kfree(np->lost);
+		/* Unless lost after its init: then the work has it. */
+		if (!test_and_set_bit(NEURON_PCI_LOST, &np->flags))
+			kfree(np->lost);
 		return PTR_ERR(nd);
 	}
-	WRITE_ONCE(np->nd, nd);
+	np->nd = nd;
 	pci_set_drvdata(pdev, np);
 	return 0;
 }

@@ -81,6 +81,12 @@ MODULE_PARM_DESC(pci_reset_timeout_ms,
  * @mbox_req_iova: its device address.
  * @mbox_resp: the response buffer (coherent).
  * @mbox_resp_iova: its device address.
+ * @flags: NEURON_PCI_LIVE once the backend's init is done (set once; the
+ *	device goes out right after), NEURON_PCI_LOST once it no longer
+ *	answers (neuron_pci_lost()).
+ * @lost: the work that unbinds a lost device, made at probe; whoever sets
+ *	NEURON_PCI_LOST first owns it: the work it is queued as, or the
+ *	removal, which frees it.
  */
 struct neuron_pci {
 	struct pci_dev *pdev;
@@ -95,7 +101,27 @@ struct neuron_pci {
 	u64 mbox_req_iova;
 	u8 *mbox_resp;
 	u64 mbox_resp_iova;
+	unsigned long flags;
+	struct neuron_pci_lost *lost;
 };
+
+#define NEURON_PCI_LOST	0
+#define NEURON_PCI_LIVE	1
+
+/**
+ * struct neuron_pci_lost - the unbinding of a device that no longer answers
+ * @work: queued on neuron_pci_wq.
+ * @pdev: the PCI device, referenced until the work is done.
+ * @nd: the neuron device, referenced until the work is done.
+ */
+struct neuron_pci_lost {
+	struct work_struct work;
+	struct pci_dev *pdev;
+	struct neuron_device *nd;
+};
+
+/* Runs the unbinding of lost devices; drained at module exit. */
+static struct workqueue_struct *neuron_pci_wq;
 
 /**
  * struct neuron_pci_product - what a PCI device id stands for
@@ -154,6 +180,106 @@ static bool neuron_pci_engines_on(const struct neuron_device *nd)
 }
 
 /*
+ * ---- surprise removal: a device that no longer answers ----
+ *
+ * A PCI device that is gone (pulled, powered off, its link down, or, under
+ * QEMU, the process behind a vfio-user device killed: docs/devmodel.md,
+ * "Hot removal") reads all ones at every register, and its writes are
+ * lost; QEMU's case leaves the PCI core none the wiser
+ * (pci_channel_offline() stays false). A read of all ones is checked
+ * against the routing id of misc RAM, which is NDHAL_MISC_NOT_READY or
+ * below NDHAL_ROUTING_ID_MAX on a device that answers [certain]: all ones
+ * there is no answer. The registers whose all-ones reads are so checked:
+ * the engine state (its fields are bits 1:0, 5:4, 9:8 and 13:12 [certain];
+ * the bits between [inferred] read 0), the reset request (the driver
+ * writes 0, 1 or 2 and the firmware clears it [inferred]: never all ones),
+ * the firmware status, semaphores and events (all ones may be a value
+ * there, hence the check). The mailbox's answer comes in host memory: its
+ * wait reads the routing id itself every NEURON_PCI_ALIVE_MS.
+ *
+ * Then neuron_pci_lost(): one line, NEURON_PCI_LOST (calls that would wait
+ * for the device end with -ENODEV at once) and a work that sends
+ * NEURON_EVENT_DEV_LOST and unbinds the driver from the device (as NVMe
+ * does with a dead controller), so that the removal ends every call,
+ * fails the jobs and waits, and zaps the mappings. Binding again through
+ * sysfs probes the device afresh.
+ */
+
+/* How often the mailbox's wait checks that the device answers. */
+#define NEURON_PCI_ALIVE_MS	100
+
+static void neuron_pci_lost_work(struct work_struct *work)
+{
+	struct neuron_pci_lost *l = container_of(work, struct neuron_pci_lost, work);
+
+	neuron_nl_event(l->nd, NEURON_EVENT_DEV_LOST, -1, 0);
+	/*
+	 * Before the unbind: the device's release (its minor given back) is
+	 * then the removal's or its users', not this work's after it.
+	 */
+	put_device(&l->nd->dev);
+	/* Waits for a removal in flight; nothing to do if it ran. */
+	device_release_driver(&l->pdev->dev);
+	pci_dev_put(l->pdev);
+	kfree(l);
+}
+
+/*
+ * The device no longer answers (@what read all ones): mark it lost and
+ * queue its unbinding, once. Any context (a spinlock may be held), inside
+ * the removal guard or by the removing thread. Before the backend's init
+ * is done (the reset at probe) only a line: the probe fails with -ENODEV.
+ */
+static void neuron_pci_lost(struct neuron_pci *np, const char *what)
+{
+	struct neuron_device *nd = np->nd;
+	struct neuron_pci_lost *l = np->lost;
+
+	if (!test_bit(NEURON_PCI_LIVE, &np->flags)) {
+		dev_err(&np->pdev->dev,
+			"%s and the routing id read all ones: the device does not answer\n", what);
+		return;
+	}
+	if (test_and_set_bit(NEURON_PCI_LOST, &np->flags))
+		return;
+	dev_err(&np->pdev->dev,
+		"device lost (%s): it reads all ones, the routing id too; failing its calls, unbinding the driver\n",
+		what);
+	l->pdev = pci_dev_get(np->pdev);
+	l->nd = nd;
+	get_device(&nd->dev);
+	queue_work(neuron_pci_wq, &l->work);
+}
+
+/* Is the device marked lost? Then calls that need it end with -ENODEV. */
+static bool neuron_pci_is_lost(struct neuron_pci *np)
+{
+	return test_bit(NEURON_PCI_LOST, &np->flags);
+}
+
+/* Does the device answer? A read of the routing id (see above). */
+static bool neuron_pci_answers(struct neuron_pci *np)
+{
+	u64 reg = np->nd->hal->arch->silicon->misc_ram + NDHAL_MISC_ROUTING_ID;
+
+	return !pci_channel_offline(np->pdev) && ndhal_rd(&np->io, reg) != U32_MAX;
+}
+
+/*
+ * @v was read from @what: if it is all ones and the device does not answer,
+ * it is lost (true).
+ */
+static bool neuron_pci_gone(struct neuron_pci *np, u32 v, const char *what)
+{
+	if (neuron_pci_is_lost(np))
+		return true;
+	if (v != U32_MAX || neuron_pci_answers(np))
+		return false;
+	neuron_pci_lost(np, what);
+	return true;
+}
+
+/*
  * The firmware is ready once the routing id in its misc RAM no longer
  * reads NDHAL_MISC_NOT_READY; it must then be a device number below 64.
  * Read every NEURON_PCI_READY_POLL_MS for up to pci_ready_ms (read once
@@ -182,6 +308,10 @@ static int neuron_pci_wait_ready(struct neuron_pci *np, const struct ndhal_arch 
 		}
 		waited = true;
 		msleep(NEURON_PCI_READY_POLL_MS);
+	}
+	if (id == U32_MAX) {
+		dev_err(&np->pdev->dev, "routing id reads all ones: the device does not answer\n");
+		return -ENODEV;
 	}
 	if (id >= NDHAL_ROUTING_ID_MAX) {
 		dev_err(&np->pdev->dev, "routing id %u out of range: no device\n", id);
@@ -255,6 +385,8 @@ static int neuron_pci_hw_init(struct neuron_device *nd)
 		ret = neuron_pci_engines_init(np, arch);
 	if (ret)
 		goto err_mbox;
+	/* From here on a device that reads all ones is lost (and unbound). */
+	set_bit(NEURON_PCI_LIVE, &np->flags);
 	return 0;
 
 err_mbox:
@@ -483,14 +615,15 @@ static void neuron_pci_mbox_fini(struct neuron_device *nd)
 /*
  * One attempt of the request in the buffer, its sequence @seq: 0 and
  * the answer's status in *@status, -ETIMEDOUT, or -ENODEV once the device
- * is being removed and -EINTR on a fatal signal (seen within a poll, 2 ms:
- * the caller is inside the removal guard, which removal waits for).
+ * is being removed or is lost (the routing id is read every
+ * NEURON_PCI_ALIVE_MS) and -EINTR on a fatal signal (seen within a poll,
+ * 2 ms: the caller is inside the removal guard, which removal waits for).
  */
 static int neuron_pci_mbox_attempt(struct neuron_pci *np, u8 seq, u8 *status)
 {
 	struct neuron_mbox_resp *resp = (struct neuron_mbox_resp *)np->mbox_resp;
 	u64 misc = np->nd->hal->arch->silicon->misc_ram;
-	unsigned long end;
+	unsigned long end, alive;
 
 	ndhal_wr(&np->io, misc + NDHAL_MISC_REQ_HI, upper_32_bits(np->mbox_req_iova));
 	ndhal_wr(&np->io, misc + NDHAL_MISC_REQ_LO, lower_32_bits(np->mbox_req_iova));
@@ -500,6 +633,7 @@ static int neuron_pci_mbox_attempt(struct neuron_pci *np, u8 seq, u8 *status)
 	/* writel() orders the buffers' stores before the doorbell. */
 	ndhal_wr(&np->io, misc + NDHAL_MISC_DOORBELL, 1);
 	end = jiffies + msecs_to_jiffies(NEURON_MBOX_WAIT_MS);
+	alive = jiffies + msecs_to_jiffies(NEURON_PCI_ALIVE_MS);
 	for (;;) {
 		if (READ_ONCE(resp->seq) == seq) {
 			/* The rest of the answer is read after its sequence. */
@@ -507,8 +641,13 @@ static int neuron_pci_mbox_attempt(struct neuron_pci *np, u8 seq, u8 *status)
 			*status = resp->status;
 			return 0;
 		}
-		if (neuron_dev_unplugged(np->nd))
+		if (neuron_dev_unplugged(np->nd) || neuron_pci_is_lost(np))
 			return -ENODEV;
+		if (time_after(jiffies, alive)) {
+			if (neuron_pci_gone(np, U32_MAX, "mailbox wait"))
+				return -ENODEV;
+			alive = jiffies + msecs_to_jiffies(NEURON_PCI_ALIVE_MS);
+		}
 		if (fatal_signal_pending(current))
 			return -EINTR;
 		if (time_after(jiffies, end))
@@ -523,7 +662,7 @@ static int neuron_pci_mbox_attempt(struct neuron_pci *np, u8 seq, u8 *status)
  * payload, or -ETIMEDOUT (no answer to any attempt), -EIO (the firmware
  * failed it each time), -EOPNOTSUPP (it does not know @cmd), -EPROTO (an
  * answer's size is no answer's), -ENODEV (no mailbox, or the device is
- * being removed: the attempts stop at once), -EINTR (a fatal signal, also
+ * being removed or lost: the attempts stop at once), -EINTR (a fatal signal, also
  * while waiting for another caller's request).
  */
 static int neuron_pci_mbox(struct neuron_pci *np, u8 cmd, const void *payload,
@@ -536,7 +675,7 @@ static int neuron_pci_mbox(struct neuron_pci *np, u8 cmd, const void *payload,
 	int ret = -ETIMEDOUT;
 	u8 status = NEURON_MBOX_OK;
 
-	if (!req)
+	if (!req || neuron_pci_is_lost(np))
 		return -ENODEV;
 	if (WARN_ON_ONCE(size > NEURON_MBOX_SIZE))
 		return -EINVAL;
@@ -644,7 +783,8 @@ static int neuron_pci_fw_info(struct neuron_device *nd, struct ndhal_fw_info *in
  * of the firmware status is clear, read up to 5 times 0, 100, 200, 300
  * and 400 ms apart; else -EIO. It runs inside the removal guard (the DMA
  * layer's reset): every sleep is 1-2 ms steps that look for removal
- * (-ENODEV at once). Resets of several NCs take turns on mbox_lock, with
+ * (-ENODEV at once); a device that reads all ones there is lost
+ * (neuron_pci_gone(): -ENODEV at once). Resets of several NCs take turns on mbox_lock, with
  * the mailbox: one request at a time, none merged.
  */
 
@@ -652,13 +792,13 @@ static int neuron_pci_fw_info(struct neuron_device *nd, struct ndhal_fw_info *in
 #define NEURON_PCI_RESET_RESEND_TPB_MS	10000
 #define NEURON_PCI_RESET_RESEND_DEV_MS	30000
 
-/* Sleep @ms in 1-2 ms steps; -ENODEV as soon as the device is removed. */
+/* Sleep @ms in 1-2 ms steps; -ENODEV as soon as the device is removed or lost. */
 static int neuron_pci_reset_sleep(struct neuron_pci *np, unsigned int ms)
 {
 	unsigned long end = jiffies + msecs_to_jiffies(ms);
 
 	for (;;) {
-		if (neuron_dev_unplugged(np->nd))
+		if (neuron_dev_unplugged(np->nd) || neuron_pci_is_lost(np))
 			return -ENODEV;
 		if (!time_before(jiffies, end))
 			return 0;
@@ -692,13 +832,17 @@ static int neuron_pci_fw_reset(struct neuron_pci *np, u32 req, u32 map)
 	unsigned long start, sent;
 	u64 misc = si->misc_ram;
 	int ret;
-	u32 i;
+	u32 i, v;
 
 	mutex_lock(&np->mbox_lock);
 	neuron_pci_reset_send(np, req, map);
 	start = jiffies;
 	sent = start;
-	while (ndhal_rd(&np->io, misc + NDHAL_MISC_RESET)) {
+	while ((v = ndhal_rd(&np->io, misc + NDHAL_MISC_RESET))) {
+		if (neuron_pci_gone(np, v, "reset request")) {
+			ret = -ENODEV;
+			goto out;
+		}
 		if (time_after_eq(jiffies, start + msecs_to_jiffies(bound))) {
 			ndhal_wr(&np->io, misc + NDHAL_MISC_RESET, 0);
 			dev_err_ratelimited(&np->pdev->dev,
@@ -723,7 +867,12 @@ static int neuron_pci_fw_reset(struct neuron_pci *np, u32 req, u32 map)
 			ret = r;
 			goto out;
 		}
-		if (!(ndhal_rd(&np->io, misc + NDHAL_MISC_FW_STATUS) & NDHAL_FW_STATUS_RESETTING)) {
+		v = ndhal_rd(&np->io, misc + NDHAL_MISC_FW_STATUS);
+		if (neuron_pci_gone(np, v, "firmware status")) {
+			ret = -ENODEV;
+			goto out;
+		}
+		if (!(v & NDHAL_FW_STATUS_RESETTING)) {
 			ret = 0;
 			break;
 		}
@@ -804,14 +953,22 @@ static void neuron_pci_dma_queue_stop(struct neuron_device *nd, u32 engine, u32 
 /*
  * An engine that stopped on an error reads "abort" in its state. On v3
  * two NCs share an engine: an error of one stops the other's queue too,
- * and both are reset [inferred: the facts abort the whole engine].
+ * and both are reset [inferred: the facts abort the whole engine]. A state
+ * of all ones is a lost device, not an error: no queue reset (it would
+ * wait for the firmware), the removal that follows ends the queue's jobs
+ * with -ENODEV.
  */
 static u32 neuron_pci_dma_queue_error(struct neuron_device *nd, u32 engine, u32 queue)
 {
 	struct neuron_pci *np = nd->backend;
 
-	return ndhal_udma_engine_aborted(&np->io, nd->hal->arch, engine) ?
-	       NEURON_DMA_ERR_DESC : 0;
+	if (neuron_pci_is_lost(np) ||
+	    !ndhal_udma_engine_aborted(&np->io, nd->hal->arch, engine))
+		return 0;
+	if (neuron_pci_gone(np, ndhal_udma_engine_state(&np->io, nd->hal->arch, engine),
+			    "engine state"))
+		return 0;
+	return NEURON_DMA_ERR_DESC;
 }
 
 /*
@@ -824,6 +981,8 @@ static u32 neuron_pci_dma_queue_error(struct neuron_device *nd, u32 engine, u32 
  * first, under sem_lock: the check and the write are one step for the
  * driver. A program on the NC could change the value in between; the PCI
  * backend runs none (no NEURON_CAP_EXEC), so only this function writes.
+ * A read of all ones from a device that does not answer: -ENODEV
+ * (neuron_pci_gone()), which ends an NC_SEM wait too.
  */
 static int neuron_pci_sem_update(struct neuron_device *nd, u32 nc, u32 kind,
 				 u32 index, u32 op, u32 val, u32 *out)
@@ -835,6 +994,7 @@ static int neuron_pci_sem_update(struct neuron_device *nd, u32 nc, u32 kind,
 	};
 	const struct ndhal_arch *arch = nd->hal->arch;
 	struct neuron_pci *np = nd->backend;
+	const char *what = kind == NEURON_SEM_KIND_EVENT ? "event" : "semaphore";
 	s64 rd, wr = -EINVAL;
 	int ret = 0;
 	u32 v;
@@ -851,13 +1011,17 @@ static int neuron_pci_sem_update(struct neuron_device *nd, u32 nc, u32 kind,
 		return -EINVAL;
 	spin_lock(&np->sem_lock);
 	v = ndhal_rd(&np->io, rd);
-	if (op == NEURON_SEM_INC && v > U32_MAX - val) {
+	if (neuron_pci_gone(np, v, what)) {
+		ret = -ENODEV;
+	} else if (op == NEURON_SEM_INC && v > U32_MAX - val) {
 		ret = -EOVERFLOW;
 	} else if (op == NEURON_SEM_DEC && v < val) {
 		ret = -EAGAIN;
 	} else if (op != NEURON_SEM_READ) {
 		ndhal_wr(&np->io, wr, val);
 		v = ndhal_rd(&np->io, rd);
+		if (neuron_pci_gone(np, v, what))
+			ret = -ENODEV;
 	}
 	spin_unlock(&np->sem_lock);
 	*out = v;
@@ -1028,14 +1192,22 @@ static int neuron_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id
 		return ret;
 	}
 
+	np->lost = kzalloc(sizeof(*np->lost), GFP_KERNEL);
+	if (!np->lost)
+		return -ENOMEM;
+	INIT_WORK(&np->lost->work, neuron_pci_lost_work);
 	desc.parent = &pdev->dev;
 	desc.hal = hal;
 	desc.product = prod->name;
 	desc.pdev = pdev;
 	desc.backend = np;
 	nd = neuron_device_create(&desc);
-	if (IS_ERR(nd))
+	if (IS_ERR(nd)) {
+		/* Unless lost after its init: then the work has it. */
+		if (!test_and_set_bit(NEURON_PCI_LOST, &np->flags))
+			kfree(np->lost);
 		return PTR_ERR(nd);
+	}
 	np->nd = nd;
 	pci_set_drvdata(pdev, np);
 	return 0;
@@ -1045,12 +1217,17 @@ static int neuron_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id
  * The device goes: the core ends every call and gives the backend's
  * resources back (neuron_pci_hw_fini() included) before this returns;
  * devres then disables the device (bus mastering off) and frees @np.
+ * Nothing calls the backend after neuron_device_remove(), so nothing marks
+ * the device lost after it: the lost work is the removal's to free unless
+ * it was queued (then it frees itself; it may be this removal's caller).
  */
 static void neuron_pci_remove(struct pci_dev *pdev)
 {
 	struct neuron_pci *np = pci_get_drvdata(pdev);
 
 	neuron_device_remove(np->nd);
+	if (!test_and_set_bit(NEURON_PCI_LOST, &np->flags))
+		kfree(np->lost);
 }
 
 static struct pci_driver neuron_pci_driver = {
@@ -1062,10 +1239,20 @@ static struct pci_driver neuron_pci_driver = {
 
 int neuron_pci_init(void)
 {
-	return pci_register_driver(&neuron_pci_driver);
+	int ret;
+
+	neuron_pci_wq = alloc_workqueue("neuron_pci_lost", WQ_UNBOUND, 0);
+	if (!neuron_pci_wq)
+		return -ENOMEM;
+	ret = pci_register_driver(&neuron_pci_driver);
+	if (ret)
+		destroy_workqueue(neuron_pci_wq);
+	return ret;
 }
 
+/* The devices are removed first; then the lost works still queued run (as no-ops). */
 void neuron_pci_exit(void)
 {
 	pci_unregister_driver(&neuron_pci_driver);
+	destroy_workqueue(neuron_pci_wq);
 }

@@ -580,6 +580,7 @@ const char *nt_event_name(uint32_t type)
 	case NEURON_EVENT_DMA_FAULT:		return "dma_fault";
 	case NEURON_EVENT_EXEC_TIMEOUT:		return "exec_timeout";
 	case NEURON_EVENT_NOTIFY_OVERFLOW:	return "notify_overflow";
+	case NEURON_EVENT_DEV_LOST:		return "device_lost";
 	}
 	return "unknown";
 }

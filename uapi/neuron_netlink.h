@@ -54,7 +54,15 @@ enum neuron_event_type {
 	NEURON_EVENT_DMA_FAULT,		/* NEURON_A_EVENT_CODE: NEURON_DMA error */
 	NEURON_EVENT_EXEC_TIMEOUT,
 	NEURON_EVENT_NOTIFY_OVERFLOW,	/* NEURON_A_EVENT_CODE: the queue type */
+	NEURON_EVENT_DEV_LOST,		/* the device stopped answering (below) */
 };
+
+/*
+ * NEURON_EVENT_DEV_LOST: the device no longer answers (a PCI device that
+ * reads all ones: surprise removal, docs/netlink.md). Its calls end with
+ * ENODEV from then on and the driver unbinds from it: DEV_REMOVED follows.
+ * No NC, no code.
+ */
 
 /* NEURON_A_EVENT_CODE of NEURON_EVENT_NC_RESET */
 #define NEURON_RESET_DMA_ERROR		1

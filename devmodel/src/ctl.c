@@ -84,7 +84,7 @@ static const char help[] =
 	"  engine-status ENGINE\n"
 	"  lost-completion [N]\n"
 	"  mailbox-silent on|off   reset-refuse on|off   reset-delay MS\n"
-	"  not-ready MS|forever   ecc INDEX VALUE   intx\n"
+	"  not-ready MS|forever   ecc INDEX VALUE   intx   vanish on|off\n"
 	"  nq nc|topsp|sdma INDEX SLOT\n"
 	"  notify nc|topsp|sdma INDEX SLOT TYPE CODE DATA\n"
 	"  quit\n";
@@ -111,7 +111,10 @@ static void stats(struct dev *d, struct out *o)
 	S(nq_writes);
 	S(unknown_reads);
 	S(unknown_writes);
+	S(vanished_reads);
+	S(vanished_writes);
 #undef S
+	put(o, "vanished %d\n", (int)atomic_load(&d->vanished));
 	put(o, "dma_maps %zu\n", d->dma.n);
 }
 
@@ -200,6 +203,13 @@ static bool run(struct dev *d, char **a, int n, struct out *o)
 		else
 			d->reset_refuse = f;
 		pthread_mutex_unlock(&d->lock);
+	} else if (!strcmp(a[0], "vanish") && n == 2) {
+		f = onoff(a[1]);
+		if (f < 0) {
+			put(o, "err expected on or off\n");
+			return false;
+		}
+		dev_vanish(d, f);
 	} else if (!strcmp(a[0], "reset-delay") && n == 2) {
 		if (!num(a[1], 3600000, &v)) {
 			put(o, "err milliseconds must be 0..3600000\n");

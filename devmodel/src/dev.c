@@ -282,10 +282,21 @@ static void bar0_write32_locked(struct dev *d, uint64_t off, uint32_t val)
 	}
 }
 
+/* A vanished device: reads give all ones, writes are lost (counted). */
+static bool vanished(struct dev *d, bool write)
+{
+	if (!atomic_load(&d->vanished))
+		return false;
+	atomic_fetch_add(write ? &d->st.vanished_writes : &d->st.vanished_reads, 1);
+	return true;
+}
+
 uint32_t dev_bar0_read32(struct dev *d, uint64_t off)
 {
 	uint32_t v;
 
+	if (vanished(d, false))
+		return 0xFFFFFFFFu;
 	pthread_mutex_lock(&d->lock);
 	fw_poll(d);
 	v = bar0_read32_locked(d, off & ~3ull);
@@ -295,6 +306,8 @@ uint32_t dev_bar0_read32(struct dev *d, uint64_t off)
 
 void dev_bar0_write32(struct dev *d, uint64_t off, uint32_t val)
 {
+	if (vanished(d, true))
+		return;
 	pthread_mutex_lock(&d->lock);
 	fw_poll(d);
 	bar0_write32_locked(d, off & ~3ull, val);
@@ -306,6 +319,11 @@ static int bar0_rw(struct dev *d, uint64_t off, uint8_t *buf, uint32_t len, bool
 {
 	if ((len != 1 && len != 2 && len != 4 && len != 8) || (off & (len - 1)))
 		return -EINVAL;
+	if (vanished(d, write)) {
+		if (!write)
+			memset(buf, 0xFF, len);
+		return 0;
+	}
 	pthread_mutex_lock(&d->lock);
 	fw_poll(d);
 	if (len == 8) {
@@ -432,6 +450,27 @@ void dev_pci_reset(struct dev *d)
 	misc_reset(d, false);
 	cfg_reset(d);
 	d->intx_masked = false;
+	pthread_mutex_unlock(&d->lock);
+}
+
+void dev_vanish(struct dev *d, bool on)
+{
+	if (on) {
+		atomic_store(&d->vanished, true);
+		/* A packet being moved ends before the answer; none starts after. */
+		for (unsigned i = 0; i < d->p->n_engines; i++) {
+			pthread_mutex_lock(&d->eng[i].lock);
+			pthread_mutex_unlock(&d->eng[i].lock);
+		}
+		return;
+	}
+	if (!atomic_load(&d->vanished))
+		return;
+	/* Back as after VFIO_USER_DEVICE_RESET, but config space is kept. */
+	pthread_mutex_lock(&d->lock);
+	dev_reset_ncs(d, 0, true);
+	misc_reset(d, false);
+	atomic_store(&d->vanished, false);
 	pthread_mutex_unlock(&d->lock);
 }
 

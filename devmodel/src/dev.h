@@ -131,6 +131,7 @@ struct dev_stats {
 	_Atomic uint64_t mbox_req, mbox_bad, mbox_ignored, markers_dropped;
 	_Atomic uint64_t nq_writes, unknown_reads, unknown_writes;
 	_Atomic uint64_t last_tpb_map;	/* the map of the last TPB reset taken */
+	_Atomic uint64_t vanished_reads, vanished_writes;	/* BAR0, while vanished */
 };
 
 struct dev {
@@ -168,6 +169,10 @@ struct dev {
 	uint32_t reset_delay_ms;
 	_Atomic uint32_t lost_completion;
 
+	/* `vanish on`: BAR0 reads all ones, writes dropped, engines and
+	 * firmware still (a device that no longer answers: docs/devmodel.md) */
+	atomic_bool vanished;
+
 	/* INTx */
 	int intx_fd;
 	bool intx_masked;
@@ -188,6 +193,10 @@ void dev_bar0_write32(struct dev *d, uint64_t off, uint32_t val);
 
 /* VFIO_USER_DEVICE_RESET: back to power-on state (DRAM content kept). */
 void dev_pci_reset(struct dev *d);
+
+/* `vanish on|off` (control socket): on, the device stops answering; off,
+ * it comes back in the state of a PCI reset, config space untouched. */
+void dev_vanish(struct dev *d, bool on);
 
 /* Client gone: forget its DMA maps and IRQ file descriptors. */
 void dev_client_gone(struct dev *d);

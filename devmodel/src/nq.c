@@ -116,6 +116,10 @@ int nq_notify(struct dev *d, unsigned blk, unsigned slot, uint16_t type, uint16_
 		snprintf(err, errlen, "no such block or slot");
 		return -1;
 	}
+	if (atomic_load(&d->vanished)) {
+		snprintf(err, errlen, "the device has vanished (vanish off first)");
+		return -1;
+	}
 	b = &d->nq[blk];
 	s = &b->slot[slot];
 	if (!s->valid) {

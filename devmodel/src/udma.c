@@ -163,7 +163,8 @@ static bool half_aborted(const struct engine *e, int side)
 
 static bool engine_blocked(const struct engine *e)
 {
-	return e->hang || e->disabled || half_aborted(e, SIDE_M2S) || half_aborted(e, SIDE_S2M);
+	return e->hang || e->disabled || atomic_load(&e->dev->vanished) ||
+	       half_aborted(e, SIDE_M2S) || half_aborted(e, SIDE_S2M);
 }
 
 static void raise_err(struct engine *e, unsigned q, int side, enum q_err err, uint64_t addr,

@@ -47,6 +47,8 @@ static void commands(void)
 	CHECK(ok(d, "  not-ready\t0  ", out));
 	CHECK(d->ready_at != NEVER);
 	CHECK(err(d, "intx", out));			/* no eventfd */
+	CHECK(ok(d, "vanish on", out) && atomic_load(&d->vanished));
+	CHECK(ok(d, "vanish off", out) && !atomic_load(&d->vanished));
 	CHECK(ctl_exec(d, "quit", out, sizeof(out)));
 	CHECK(!strcmp(out, "ok\n"));
 	dev_destroy(d);
@@ -67,6 +69,9 @@ static void bad_commands(void)
 	CHECK(err(d, "engine-slow 1 99999999999", out));
 	CHECK(err(d, "desc-error", out));
 	CHECK(err(d, "mailbox-silent", out));
+	CHECK(err(d, "vanish", out));
+	CHECK(err(d, "vanish maybe", out));
+	CHECK(err(d, "vanish on now", out));
 	CHECK(err(d, "reset-delay 1e3", out));
 	CHECK(err(d, "not-ready soon", out));
 	CHECK(err(d, "ecc 5 1", out));

@@ -596,6 +596,107 @@ static void maps_change_during_copies(void)
 	rig_fini(&r);
 }
 
+#define MISC1 0x30FA0000ull	/* trn1 misc RAM */
+
+/*
+ * `vanish on`: BAR0 reads all ones at every width, writes are lost and
+ * counted, a copy pending on a hung engine and a new one never move, the
+ * marker is not written, the firmware takes no doorbell, notify is refused,
+ * config space is kept; `vanish off`: the state of a PCI reset (the pending
+ * copy gone, the routing id ready), and a copy works again. Both the
+ * inline engines and the worker thread.
+ */
+static void vanish_one(bool async)
+{
+	struct rig r;
+	char out[CTL_OUT_MAX];
+	uint8_t b8[8];
+	uint16_t vendor = 0;
+	uint64_t t0;
+
+	if (rig_init(&r, "trn1", async)) {
+		CHECK(!"rig");
+		return;
+	}
+	setup_queue(&r, E32, 0, 32);
+	fill(G(&r, 0x100000), 64, 3);
+	st32(G(&r, 0x500000), 0xABCDEF01);
+	st32(G(&r, 0x500004), 0);
+	ctl_exec(r.d, "engine-hang 32", out, sizeof(out));
+	copy1(&r, E32, 0, H(&r, 0x100000), DRAM0, 64);		/* held by the hang */
+	copy1(&r, E32, 0, H(&r, 0x500000), H(&r, 0x500004), 4);	/* its marker */
+	CHECK_EQ(erd(&r, E32, 0x200), ST_NORMAL);
+	CHECK(ctl_exec(r.d, "vanish on", out, sizeof(out)) == false && !strcmp(out, "ok\n"));
+	CHECK(atomic_load(&r.d->vanished));
+
+	/* reads: all ones, every width; config space is untouched */
+	CHECK_EQ(erd(&r, E32, 0x200), 0xFFFFFFFFu);
+	CHECK_EQ(dev_bar0_read32(r.d, MISC1 + 0x024), 0xFFFFFFFFu);	/* routing id */
+	CHECK_EQ(dev_bar0_read32(r.d, 0x3FFFFFF0), 0xFFFFFFFFu);	/* no block */
+	for (uint32_t len = 1; len <= 8; len *= 2) {
+		memset(b8, 0, sizeof(b8));
+		CHECK_EQ(dev_region_rw(r.d, REG_BAR0, MISC1 + 0x38, b8, len, false), 0);
+		for (uint32_t i = 0; i < len; i++)
+			CHECK_EQ(b8[i], 0xFF);
+	}
+	CHECK_EQ(dev_region_rw(r.d, REG_CONFIG, 0, &vendor, 2, false), 0);
+	CHECK_EQ(vendor, 0x1d0f);
+	CHECK_EQ(atomic_load(&r.d->st.vanished_reads), 3 + 4);
+	CHECK_EQ(atomic_load(&r.d->st.unknown_reads), 0);	/* not reached */
+
+	/* writes: lost; the hang lifted, nothing moves; no firmware, no notify */
+	ewr(&r, E32, 0x204, 4);					/* abort: lost */
+	ctl_exec(r.d, "engine-hang 32 off", out, sizeof(out));
+	copy1(&r, E32, 0, H(&r, 0x100000), DRAM0 + 0x100, 64);	/* doorbells lost */
+	dev_bar0_write32(r.d, MISC1 + 0x800, 1);		/* mailbox doorbell */
+	b8[0] = 1;
+	CHECK_EQ(dev_region_rw(r.d, REG_BAR0, MISC1 + 0x1EC, b8, 1, true), 0);
+	CHECK_EQ(atomic_load(&r.d->st.vanished_writes), 1 + 2 + 1 + 1);
+	CHECK(!ctl_exec(r.d, "notify nc 0 16 1 2 3", out, sizeof(out)) && !strncmp(out, "err ", 4));
+	t0 = now_ms();
+	while (async && now_ms() - t0 < 200)
+		sleep_us(1000);
+	CHECK_EQ(r.d->dram[DRAM0], 0);
+	CHECK_EQ(r.d->dram[DRAM0 + 0x100], 0);
+	CHECK_EQ(ld32(G(&r, 0x500004)), 0);			/* no completion */
+	CHECK_EQ(atomic_load(&r.d->st.packets), 0);
+	CHECK_EQ(atomic_load(&r.d->st.mbox_req) + atomic_load(&r.d->st.mbox_ignored), 0);
+	CHECK_EQ(atomic_load(&r.d->st.tpb_resets) + atomic_load(&r.d->st.dev_resets), 0);
+	CHECK(ctl_exec(r.d, "stats", out, sizeof(out)) == false);
+	CHECK(strstr(out, "vanished_writes 5\n") && strstr(out, "vanished 1\n"));
+
+	/* back: the state of a PCI reset, config space as it was */
+	CHECK(ctl_exec(r.d, "vanish off", out, sizeof(out)) == false && !strcmp(out, "ok\n"));
+	CHECK(!atomic_load(&r.d->vanished));
+	CHECK_EQ(dev_bar0_read32(r.d, MISC1 + 0x024), r.d->o.routing_id);	/* ready */
+	CHECK_EQ(erd(&r, E32, 0x200), ST_NORMAL);
+	CHECK_EQ(erd(&r, E32, QREG(0, 0, 0x20)), 0x03000000);	/* ring cfg at reset */
+	CHECK_EQ(erd(&r, E32, QREG(0, 0, 0x34)), 1u << 30);	/* index 0, ring id 1 */
+	CHECK_EQ(atomic_load(&r.d->st.packets), 0);		/* the held copy is gone */
+	CHECK_EQ(r.d->dram[DRAM0], 0);
+	CHECK_EQ(dev_region_rw(r.d, REG_CONFIG, 0, &vendor, 2, false), 0);
+	CHECK_EQ(vendor, 0x1d0f);
+	CHECK(atomic_load(&r.d->bus_master));			/* config space kept */
+	setup_queue(&r, E32, 0, 32);
+	copy1(&r, E32, 0, H(&r, 0x100000), DRAM0 + 0x200, 64);
+	copy1(&r, E32, 0, H(&r, 0x500000), H(&r, 0x500004), 4);
+	t0 = now_ms();
+	while (ld32(G(&r, 0x500004)) != 0xABCDEF01 && now_ms() - t0 < 5000)
+		sleep_us(100);
+	CHECK_EQ(ld32(G(&r, 0x500004)), 0xABCDEF01);
+	CHECK(!memcmp(r.d->dram + DRAM0 + 0x200, G(&r, 0x100000), 64));
+	/* off twice is no second reset */
+	CHECK(ctl_exec(r.d, "vanish off", out, sizeof(out)) == false && !strcmp(out, "ok\n"));
+	CHECK_EQ(erd(&r, E32, QREG(0, 0, 0x34)) & 0xFFFFFF, 2);
+	rig_fini(&r);
+}
+
+static void vanish(void)
+{
+	vanish_one(false);
+	vanish_one(true);
+}
+
 const struct test udma_tests[] = {
 	{ "udma.host_to_dram", host_to_dram },
 	{ "udma.dram_to_host", dram_to_host },
@@ -613,5 +714,6 @@ const struct test udma_tests[] = {
 	{ "udma.trn2_engines", trn2_engines },
 	{ "udma.async_worker", async_worker },
 	{ "udma.maps_change_during_copies", maps_change_during_copies },
+	{ "udma.vanish", vanish },
 	{ NULL, NULL },
 };

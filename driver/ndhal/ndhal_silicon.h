@@ -137,6 +137,8 @@ void ndhal_udma_queue_kick(const struct ndhal_io *io, const struct ndhal_arch *a
 			   u32 engine, u32 queue, u32 added);
 bool ndhal_udma_engine_aborted(const struct ndhal_io *io,
 			       const struct ndhal_arch *arch, u32 engine);
+u32 ndhal_udma_engine_state(const struct ndhal_io *io, const struct ndhal_arch *arch,
+			    u32 engine);
 void ndhal_udma_desc(struct neuron_udma_desc *tx, struct neuron_udma_desc *rx,
 		     const struct ndhal_dma_packet *p);
 

@@ -299,6 +299,23 @@ bool ndhal_udma_engine_aborted(const struct ndhal_io *io,
 }
 
 /**
+ * ndhal_udma_engine_state() - the engine's M2S state register, as read
+ * @io: the register BAR.
+ * @arch: the arch.
+ * @engine: the engine.
+ *
+ * Return: its value; all ones (also for an engine the arch has not) is no
+ * state: the device did not answer [inferred], see ndhal_udma_state_aborted().
+ */
+u32 ndhal_udma_engine_state(const struct ndhal_io *io, const struct ndhal_arch *arch,
+			    u32 engine)
+{
+	s64 e = ndhal_dma_engine_offset(arch, engine);
+
+	return e < 0 ? U32_MAX : ndhal_rd(io, e + UDMA_M2S_STATE);
+}
+
+/**
  * ndhal_udma_desc() - the TX and RX descriptors of a kernel copy packet
  * @tx: the TX descriptor (the source).
  * @rx: the RX descriptor (the destination).

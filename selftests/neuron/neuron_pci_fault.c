@@ -412,28 +412,6 @@ TEST_F_TIMEOUT(pcifault, reset_delay, 120)
 	TH_LOG("hang and reset took %ld ms", ms);
 }
 
-/* Kernel log records holding @what (/dev/kmsg): how many, or -1. */
-static int kmsg_count(const char *what)
-{
-	char rec[2048];
-	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC), n = 0;
-	ssize_t r;
-
-	if (fd < 0)
-		return -1;
-	for (;;) {
-		r = read(fd, rec, sizeof(rec) - 1);
-		if (r < 0 && errno == EPIPE)
-			continue;	/* a record overwritten meanwhile */
-		if (r <= 0)
-			break;
-		rec[r] = '\0';
-		n += !!strstr(rec, what);
-	}
-	close(fd);
-	return n;
-}
-
 /* Unbind the device from neuron and bind it again: 0, or -errno. */
 static int rebind(const char *pci_dev)
 {
@@ -465,7 +443,7 @@ TEST_F_TIMEOUT(pcifault, reset_refused, 120)
 {
 	long long tpb = ctl_stat(self->ctl, "tpb_resets");
 	long long refused = ctl_stat(self->ctl, "resets_refused");
-	int lines = kmsg_count("did not take the TPB reset");
+	int lines = neuron_kmsg_count("did not take the TPB reset");
 	char path[128], link[PATH_MAX], state[32], *pci_dev;
 	__s64 t0, end;
 	ssize_t n;
@@ -491,7 +469,7 @@ TEST_F_TIMEOUT(pcifault, reset_refused, 120)
 		     NEURON_RESET_DMA_HANG);
 	ms = (long)((neuron_now_ns() - t0) / 1000000);
 	EXPECT_LE(TIMEOUT_MS + GIVE_UP_MS - 20, ms);
-	EXPECT_EQ(lines + 1, kmsg_count("did not take the TPB reset"));
+	EXPECT_EQ(lines + 1, neuron_kmsg_count("did not take the TPB reset"));
 	EXPECT_EQ(tpb, ctl_stat(self->ctl, "tpb_resets"));
 	EXPECT_EQ(refused + 1, ctl_stat(self->ctl, "resets_refused"));
 	snprintf(path, sizeof(path), "/sys/class/neuron/neuron%u/nc%u/state",

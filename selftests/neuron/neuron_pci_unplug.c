@@ -14,6 +14,25 @@
  *    munmap and close work, netlink announces DEV_REMOVED;
  *  - rescan_back: the bus rescanned, the device is probed again:
  *    /dev/neuron0 is back and a copy into its memory and back is right.
+ * And surprise removal, the device that stops answering (the model's
+ * `vanish on`: BAR0 reads all ones, writes are lost, as when the model is
+ * killed under QEMU; docs/devmodel.md, "Hot removal"), which the driver
+ * must notice on its own (docs/uapi.md, "Surprise removal"); these run
+ * first, each ending with the device answering again and bound anew:
+ *  - vanish_live: a file open, device memory mapped, a semaphore wait and
+ *    a copy's wait asleep (the copy held by a hung engine): once the
+ *    device vanishes both waits end with ENODEV, netlink announces
+ *    DEV_LOST, the driver lets go of the device (its pci_dev stays),
+ *    DEV_REMOVED follows, the mapping raises SIGBUS, calls fail with
+ *    ENODEV; then `vanish off`, a bind through sysfs, a copy in and back;
+ *  - vanish_idle_copy, _sem, _fw: the device vanishes with nothing in
+ *    flight: it stays bound (nothing reads it) until a call that reads it
+ *    (a copy: the engine state; a semaphore read; the serial number: the
+ *    mailbox's wait), which ends with ENODEV; one kernel line names that
+ *    read; DEV_LOST; the driver lets go; then back as above;
+ *  - vanish_race_unbind: the driver's own unbinding against an unbind
+ *    through sysfs, 6 rounds: the read that notices ends with ENODEV, the
+ *    device is unbound once, without a splat, and binds again.
  * Skips (exit 4) without NEURON_DEVMODEL_CTL (the simulator; on silicon a
  * test does not remove the host's device), or when the device under test
  * is not a PCI device.
@@ -33,6 +52,10 @@
 #define ADD_MS		60000
 /* job_timeout_ms while the copy is held: longer than the removal. */
 #define JOB_TIMEOUT_MS	300000
+/* A vanished device is let go within this (its waits end, it is unbound). */
+#define LOST_MS		10000
+/* With nothing in flight nothing reads the device: still bound after this. */
+#define IDLE_MS		1000
 
 /* The copy queue's engine of NC 0 for the model's commands (neuron_pci_fault). */
 static int copy_engine(const struct neuron_device_info *info)
@@ -99,141 +122,472 @@ static void fill(unsigned char *p, size_t size, unsigned int seed)
 		p[i] = (unsigned char)(i * 7 + seed * 13 + (i >> 8));
 }
 
-/* ---- the tests (in this order: the second finds what the first removed) ---- */
+/* ---- a device in use: what remove_live and vanish_live take away ---- */
+
+/*
+ * A file open, device memory mapped and written, a semaphore wait of no
+ * deadline asleep (NEURON_CAP_SEM), a copy held by an engine the model
+ * hangs and its wait asleep (copies).
+ */
+struct scene {
+	struct neuron_node node;
+	struct neuron_device_info info;
+	char bdf[64];
+	__u32 minor;
+	bool sem, copy, hung;
+	int eng;
+	unsigned long long timeout;	/* job_timeout_ms before */
+	struct waiter ws, wc;
+	pthread_t ts, tc;
+	__u32 h;
+	__u64 off;
+	unsigned char *p, *src;
+	struct nl ev;
+};
+
+/* The file, the mapping and the sleepers of @sc (its node set up). */
+static void scene_start(struct __test_metadata *_metadata, struct scene *sc)
+{
+	char cmd[64];
+	size_t i;
+	int ret;
+
+	sc->minor = sc->node.minor;
+	sc->ws.sem = true;
+	ASSERT_EQ(0, neuron_query_info(sc->node.fd, &sc->info, NULL));
+	ASSERT_NE(0ULL, sc->info.caps & NEURON_CAP_MEM);
+	sc->sem = sc->info.caps & NEURON_CAP_SEM;
+	sc->copy = (sc->info.caps & NEURON_CAP_COPY) && copy_engine(&sc->info) >= 0;
+	ret = nl_setup(&sc->ev, true);
+	ASSERT_EQ(0, ret) TH_LOG("netlink events: %s", strerror(-ret));
+
+	/* Device memory (BAR4), mapped and written. */
+	ASSERT_EQ(0, neuron_alloc(sc->node.fd, NEURON_MEM_DEVICE, MEM_SIZE, 0, &sc->h, &sc->off));
+	sc->p = mmap(NULL, MEM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, sc->node.fd, sc->off);
+	ASSERT_NE(MAP_FAILED, sc->p) TH_LOG("mmap: %s", strerror(errno));
+	fill(sc->p, MEM_SIZE, 1);
+	for (i = 0; i < MEM_SIZE && sc->p[i] == (unsigned char)(i * 7 + 13 + (i >> 8)); i++)
+		;
+	EXPECT_EQ((size_t)MEM_SIZE, i);
+
+	/* A semaphore wait of no deadline. */
+	if (sc->sem) {
+		ASSERT_EQ(0, neuron_reserve(sc->node.fd, 1));
+		sc->ws.fd = sc->node.fd;
+		ASSERT_EQ(0, pthread_create(&sc->ts, NULL, wait_fn, &sc->ws));
+	} else {
+		fprintf(stderr, "# no NEURON_CAP_SEM: no semaphore wait\n");
+	}
+	/* A copy held by a hung engine, and its wait of no deadline. */
+	sc->src = malloc(MEM_SIZE);
+	ASSERT_NE(NULL, sc->src);
+	fill(sc->src, MEM_SIZE, 2);
+	if (sc->copy) {
+		sc->eng = copy_engine(&sc->info);
+		ASSERT_EQ(0, neuron_param_get("job_timeout_ms", &sc->timeout));
+		ASSERT_EQ(0, neuron_param_set("job_timeout_ms", JOB_TIMEOUT_MS));
+		snprintf(cmd, sizeof(cmd), "engine-hang %d on", sc->eng);
+		ASSERT_EQ(0, neuron_devmodel_cmd(cmd));
+		sc->hung = true;
+		ASSERT_EQ(0, neuron_copy_op(sc->node.fd, 0, 0, sc->h, 0, sc->src, NULL, MEM_SIZE,
+					    NEURON_COPY_ASYNC, &sc->wc.seqno));
+		sc->wc.fd = sc->node.fd;
+		ASSERT_EQ(0, pthread_create(&sc->tc, NULL, wait_fn, &sc->wc));
+	} else {
+		fprintf(stderr, "# no copies: no copy in flight\n");
+	}
+	neuron_sleep_ms(300);
+	EXPECT_FALSE(__atomic_load_n(&sc->ws.done, __ATOMIC_ACQUIRE));
+	EXPECT_FALSE(__atomic_load_n(&sc->wc.done, __ATOMIC_ACQUIRE));
+}
+
+/* The device gone: the open file ENODEV, the mapping SIGBUS; munmap, close. */
+static void scene_gone(struct __test_metadata *_metadata, struct scene *sc)
+{
+	unsigned char v;
+	int fd = sc->node.fd;
+
+	EXPECT_EQ(-ENODEV, neuron_query_info(fd, &sc->info, NULL));
+	EXPECT_EQ(-ENODEV, neuron_mem_free(fd, sc->h));
+	if (sc->sem)
+		EXPECT_EQ(-ENODEV, neuron_sem(fd, 0, NEURON_SEM_KIND_SEMAPHORE, 3,
+					      NEURON_SEM_READ, 0, 0, NULL));
+	if (sc->copy)
+		EXPECT_EQ(-ENODEV, neuron_copy_op(fd, 0, 0, sc->h, 0, sc->src, NULL, 4096, 0,
+						  NULL));
+	EXPECT_EQ(SIGBUS, neuron_probe(sc->p, &v, false));
+	v = 0x5a;
+	EXPECT_EQ(SIGBUS, neuron_probe(sc->p + MEM_SIZE - 1, &v, true));
+	errno = 0;
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, MEM_SIZE, PROT_READ, MAP_SHARED, fd, sc->off));
+	EXPECT_EQ(ENODEV, errno);
+	EXPECT_EQ(0, munmap(sc->p, MEM_SIZE));
+	EXPECT_EQ(0, close(fd));
+	sc->node.fd = -1;
+}
+
+/* DEV_REMOVED seen; the model's engine and job_timeout_ms as they were. */
+static void scene_end(struct __test_metadata *_metadata, struct scene *sc)
+{
+	struct nl_event e;
+	char cmd[64];
+	int ret;
+
+	ret = event_wait_ms(&sc->ev, 5000, NEURON_EVENT_DEV_REMOVED, sc->minor, -1, &e);
+	EXPECT_EQ(0, ret) TH_LOG("no DEV_REMOVED event: %s", strerror(-ret));
+	if (sc->hung) {
+		snprintf(cmd, sizeof(cmd), "engine-hang %d off", sc->eng);
+		EXPECT_EQ(0, neuron_devmodel_cmd(cmd));
+	}
+	if (sc->timeout)
+		neuron_param_set("job_timeout_ms", sc->timeout);
+	nl_close(&sc->ev);
+	free(sc->src);
+}
+
+/* ---- surprise removal: the model's `vanish` ---- */
+
+/* Is there a PCI device @bdf? */
+static bool pci_dev_present(const char *bdf)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s", bdf);
+	return !access(path, F_OK);
+}
+
+/* Is the neuron driver bound to the PCI device @bdf? */
+static bool bound(const char *bdf)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver", bdf);
+	return !access(path, F_OK);
+}
+
+/* Wait up to @ms for @bdf to be unbound (@want false) or bound: 0, -ETIMEDOUT. */
+static int wait_bound(const char *bdf, bool want, int ms)
+{
+	__s64 end = neuron_now_ns() + ms * 1000000LL;
+
+	while (bound(bdf) != want && neuron_now_ns() < end)
+		neuron_sleep_ms(20);
+	return bound(bdf) == want ? 0 : -ETIMEDOUT;
+}
+
+/* A copy into new device memory and back: 0 if the bytes come back. */
+static int round_trip(int fd, unsigned int seed)
+{
+	unsigned char *src = malloc(MEM_SIZE), *back = calloc(1, MEM_SIZE);
+	int ret = -ENOMEM;
+	__u32 h;
+
+	if (src && back) {
+		fill(src, MEM_SIZE, seed);
+		ret = neuron_alloc(fd, NEURON_MEM_DEVICE, MEM_SIZE, 0, &h, NULL);
+		if (!ret) {
+			ret = neuron_copy_op(fd, 0, 0, h, 0, src, NULL, MEM_SIZE, 0, NULL);
+			if (!ret)
+				ret = neuron_copy_op(fd, h, 0, 0, 0, NULL, back, MEM_SIZE, 0, NULL);
+			if (!ret && memcmp(src, back, MEM_SIZE))
+				ret = -EILSEQ;
+			neuron_mem_free(fd, h);
+		}
+	}
+	free(src);
+	free(back);
+	return ret;
+}
+
+/*
+ * The device answers again (`vanish off`: the state after a PCI reset),
+ * the driver is bound to it through sysfs, and (@copy) a copy goes in and
+ * back.
+ */
+static void vanish_back(struct __test_metadata *_metadata, const char *bdf, bool copy)
+{
+	struct neuron_node node;
+	__s64 t0;
+	int ret;
+
+	ASSERT_EQ(0, neuron_devmodel_cmd("vanish off"));
+	t0 = neuron_now_ns();
+	ret = neuron_sysfs_write("/sys/bus/pci/drivers/neuron/bind", bdf);
+	ASSERT_EQ(0, ret) TH_LOG("bind %s: %s", bdf, strerror(-ret));
+	while (access(neuron_env_device(), F_OK) && neuron_now_ns() < t0 + ADD_MS * 1000000LL)
+		neuron_sleep_ms(50);
+	ASSERT_EQ(0, access(neuron_env_device(), F_OK))
+		TH_LOG("no %s after the bind", neuron_env_device());
+	fprintf(stderr, "# bound again, %s back after %lld ms\n", neuron_env_device(),
+		(neuron_now_ns() - t0) / 1000000);
+	if (!copy)
+		return;
+	neuron_setup_node(_metadata, &node, NULL, 0);
+	EXPECT_EQ(0, round_trip(node.fd, 5));
+	neuron_node_release(&node);
+}
+
+/* What vanish_* need, or the reason to skip: a PCI device with copies. */
+static const char *vanish_setup(struct __test_metadata *_metadata, struct neuron_node *node,
+				struct neuron_device_info *info, char *bdf, size_t len)
+{
+	if (skip_reason())
+		return skip_reason();
+	neuron_setup_node(_metadata, node, NULL, 0);
+	if (neuron_pci_name(node->minor, bdf, len))
+		return "not a PCI device";
+	if (neuron_query_info(node->fd, info, NULL))
+		return "no QUERY";
+	/* Without the engines the driver reads no register after probe. */
+	if (!(info->caps & NEURON_CAP_COPY) || copy_engine(info) < 0)
+		return "no copies (pci_engines=0): the driver reads nothing of the device";
+	return NULL;
+}
+
+/* ---- the tests (in this order: rescan_back finds what remove_live removed) ---- */
 
 /* TEST() without a fixture leaves the harness's variant unused. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 
-TEST(remove_live)
+TEST(vanish_live)
 {
-	struct waiter ws = { .sem = true }, wc = { .sem = false };
+	struct scene sc = { .node.fd = -1 };
+	const char *why;
+	struct nl_event e;
+	__s64 t0, t_lost, t_unbound;
+	int lost, ret;
+
+	why = vanish_setup(_metadata, &sc.node, &sc.info, sc.bdf, sizeof(sc.bdf));
+	if (why) {
+		neuron_node_release(&sc.node);
+		SKIP(return, "%s", why);
+	}
+	fprintf(stderr, "# device %s, engine %d\n", sc.bdf, copy_engine(&sc.info));
+	lost = neuron_kmsg_count("device lost (");
+	ASSERT_LE(0, lost) TH_LOG("/dev/kmsg: %s", strerror(errno));
+	scene_start(_metadata, &sc);
+
+	/* The device stops answering; the driver must notice by itself. */
+	t0 = neuron_now_ns();
+	ASSERT_EQ(0, neuron_devmodel_cmd("vanish on"));
+	if (sc.sem) {
+		ASSERT_EQ(0, join_ms(sc.ts, &sc.ws, LOST_MS)) TH_LOG("the semaphore wait goes on");
+		EXPECT_EQ(-ENODEV, sc.ws.ret);
+	}
+	ASSERT_EQ(0, join_ms(sc.tc, &sc.wc, LOST_MS)) TH_LOG("the copy's wait goes on");
+	EXPECT_EQ(-ENODEV, sc.wc.ret);
+	ret = event_wait_ms(&sc.ev, LOST_MS, NEURON_EVENT_DEV_LOST, sc.minor, -1, &e);
+	EXPECT_EQ(0, ret) TH_LOG("no DEV_LOST event: %s", strerror(-ret));
+	t_lost = neuron_now_ns();
+	ASSERT_EQ(0, wait_bound(sc.bdf, false, LOST_MS)) TH_LOG("%s still bound", sc.bdf);
+	t_unbound = neuron_now_ns();
+	fprintf(stderr, "# waits ended after %lld, %lld ms; DEV_LOST by %lld, unbound by %lld ms\n",
+		sc.sem ? (sc.ws.ended - t0) / 1000000 : -1LL, (sc.wc.ended - t0) / 1000000,
+		(t_lost - t0) / 1000000, (t_unbound - t0) / 1000000);
+	EXPECT_TRUE(pci_dev_present(sc.bdf)) TH_LOG("the pci_dev went too");
+	EXPECT_NE(0, access(sc.node.path, F_OK)) TH_LOG("%s still there", sc.node.path);
+	/* One line, whichever read noticed first. */
+	EXPECT_EQ(lost + 1, neuron_kmsg_count("device lost ("));
+	scene_gone(_metadata, &sc);
+	scene_end(_metadata, &sc);
+
+	vanish_back(_metadata, sc.bdf, true);
+}
+
+/* How vanish_idle_* find out, and the driver's name for what read all ones. */
+enum idle_how { IDLE_COPY, IDLE_SEM, IDLE_FW };
+
+static const char *const idle_what[] = {
+	[IDLE_COPY] = "device lost (engine state)",
+	[IDLE_SEM] = "device lost (semaphore)",
+	[IDLE_FW] = "device lost (mailbox wait)",
+};
+
+/*
+ * The device vanishes with nothing in flight: it stays bound (nothing
+ * reads it) until a call that reads it, which ends with ENODEV; one kernel
+ * line names what read all ones, DEV_LOST is sent, the driver lets go.
+ */
+static void vanish_idle(struct __test_metadata *_metadata, enum idle_how how)
+{
 	struct neuron_device_info info;
-	unsigned long long timeout = 0;
-	char cmd[96], bdf[64], path[160];
-	struct neuron_node node;
-	unsigned char *src, *p, v;
-	bool sem, copy, hung = false;
-	__s64 t0, t1;
-	pthread_t ts, tc;
+	struct neuron_node node = { .fd = -1 };
+	char bdf[64], path[160], text[64];
+	const char *why;
 	struct nl_event e;
 	struct nl ev;
-	__u32 h, minor;
-	int eng = -1, ret;
-	__u64 off;
-	size_t i;
+	int lost, ret;
+	__s64 t0;
+	__u32 minor;
+
+	why = vanish_setup(_metadata, &node, &info, bdf, sizeof(bdf));
+	if (!why && how == IDLE_SEM && !(info.caps & NEURON_CAP_SEM))
+		why = "no NEURON_CAP_SEM";
+	if (why) {
+		neuron_node_release(&node);
+		SKIP(return, "%s", why);
+	}
+	minor = node.minor;
+	lost = neuron_kmsg_count(idle_what[how]);
+	ASSERT_LE(0, lost) TH_LOG("/dev/kmsg: %s", strerror(errno));
+	if (how == IDLE_SEM)
+		ASSERT_EQ(0, neuron_reserve(node.fd, 1));
+	ret = nl_setup(&ev, true);
+	ASSERT_EQ(0, ret) TH_LOG("netlink events: %s", strerror(-ret));
+	ASSERT_EQ(0, neuron_devmodel_cmd("vanish on"));
+	neuron_sleep_ms(IDLE_MS);
+	EXPECT_TRUE(bound(bdf)) TH_LOG("unbound with nothing reading the device");
+	EXPECT_EQ(-ETIMEDOUT, event_wait_ms(&ev, 10, NEURON_EVENT_DEV_LOST, minor, -1, &e));
+
+	t0 = neuron_now_ns();
+	switch (how) {
+	case IDLE_COPY:		/* its progress poll reads the engine's state */
+		ret = round_trip(node.fd, 4);
+		break;
+	case IDLE_SEM:
+		ret = neuron_sem(node.fd, 0, NEURON_SEM_KIND_SEMAPHORE, 3, NEURON_SEM_READ,
+				 0, 0, NULL);
+		break;
+	case IDLE_FW:		/* the mailbox's answer never comes */
+		snprintf(path, sizeof(path), "/sys/class/neuron/neuron%u/serial_number", minor);
+		ret = neuron_read_text(path, text, sizeof(text));
+		break;
+	}
+	EXPECT_EQ(-ENODEV, ret) TH_LOG("the call: %s", strerror(-ret));
+	fprintf(stderr, "# the call ended after %lld ms\n", (neuron_now_ns() - t0) / 1000000);
+	ret = event_wait_ms(&ev, LOST_MS, NEURON_EVENT_DEV_LOST, minor, -1, &e);
+	EXPECT_EQ(0, ret) TH_LOG("no DEV_LOST event: %s", strerror(-ret));
+	ASSERT_EQ(0, wait_bound(bdf, false, LOST_MS)) TH_LOG("%s still bound", bdf);
+	EXPECT_EQ(lost + 1, neuron_kmsg_count(idle_what[how]));
+	EXPECT_EQ(-ENODEV, neuron_query_info(node.fd, &info, NULL));
+	neuron_node_release(&node);
+	nl_close(&ev);
+
+	vanish_back(_metadata, bdf, true);
+}
+
+TEST(vanish_idle_copy)
+{
+	vanish_idle(_metadata, IDLE_COPY);
+}
+
+TEST(vanish_idle_sem)
+{
+	vanish_idle(_metadata, IDLE_SEM);
+}
+
+TEST(vanish_idle_fw)
+{
+	vanish_idle(_metadata, IDLE_FW);
+}
+
+/* A semaphore read of NC 0 (on its own thread in vanish_race_unbind). */
+struct reader {
+	int fd;
+	unsigned int delay_us;
+	int ret;
+};
+
+static void *read_fn(void *arg)
+{
+	struct reader *r = arg;
+
+	usleep(r->delay_us);
+	r->ret = neuron_sem(r->fd, 0, NEURON_SEM_KIND_SEMAPHORE, 3, NEURON_SEM_READ, 0, 0, NULL);
+	return NULL;
+}
+
+/*
+ * The driver's own unbinding of a lost device against an unbind through
+ * sysfs: the device vanishes, a semaphore read that notices it runs while
+ * the driver is unbound by hand (the read starting from 450 us before the
+ * unbind to 300 us after it, 6 rounds: all within the harness's 30 s on
+ * the debug kernel). The read ends with ENODEV either way, the device is
+ * unbound once, without a splat (the VM's verdict reads the kernel log),
+ * and binds again (and copies, after the last round).
+ */
+#define ROUNDS	6
+
+TEST(vanish_race_unbind)
+{
+	struct neuron_device_info info;
+	struct reader rd;
+	char bdf[64];
+	const char *why;
+	pthread_t t;
+	int round, ret;
+
+	for (round = 0; round < ROUNDS; round++) {
+		struct neuron_node node = { .fd = -1 };
+
+		why = vanish_setup(_metadata, &node, &info, bdf, sizeof(bdf));
+		if (why) {
+			neuron_node_release(&node);
+			SKIP(return, "%s", why);
+		}
+		if (!(info.caps & NEURON_CAP_SEM)) {
+			neuron_node_release(&node);
+			SKIP(return, "no NEURON_CAP_SEM");
+		}
+		ASSERT_EQ(0, neuron_reserve(node.fd, 1));
+		ASSERT_EQ(0, neuron_devmodel_cmd("vanish on"));
+		rd = (struct reader){ .fd = node.fd, .delay_us = round * 150 };
+		ASSERT_EQ(0, pthread_create(&t, NULL, read_fn, &rd));
+		usleep(ROUNDS * 150 / 2);
+		ret = neuron_sysfs_write("/sys/bus/pci/drivers/neuron/unbind", bdf);
+		/* ENODEV: the driver's own unbinding came first. */
+		EXPECT_TRUE(!ret || ret == -ENODEV) TH_LOG("unbind: %s", strerror(-ret));
+		ASSERT_EQ(0, pthread_join(t, NULL));
+		EXPECT_EQ(-ENODEV, rd.ret) TH_LOG("round %d: read: %s", round, strerror(-rd.ret));
+		ASSERT_EQ(0, wait_bound(bdf, false, LOST_MS)) TH_LOG("%s still bound", bdf);
+		neuron_node_release(&node);
+		vanish_back(_metadata, bdf, round == ROUNDS - 1);
+	}
+}
+
+TEST(remove_live)
+{
+	struct scene sc = { .node.fd = -1 };
+	char path[160];
+	__s64 t0, t1;
 
 	if (skip_reason())
 		SKIP(return, "%s", skip_reason());
-	neuron_setup_node(_metadata, &node, NULL, 0);
-	if (neuron_pci_name(node.minor, bdf, sizeof(bdf)))
-		SKIP(return, "%s is not a PCI device", node.path);
-	minor = node.minor;
-	fprintf(stderr, "# device %s\n", bdf);
-	ASSERT_EQ(0, neuron_query_info(node.fd, &info, NULL));
-	ASSERT_NE(0ULL, info.caps & NEURON_CAP_MEM);
-	sem = info.caps & NEURON_CAP_SEM;
-	copy = (info.caps & NEURON_CAP_COPY) && copy_engine(&info) >= 0;
-	ret = nl_setup(&ev, true);
-	ASSERT_EQ(0, ret) TH_LOG("netlink events: %s", strerror(-ret));
-
-	/* Device memory (BAR4), mapped and written. */
-	ASSERT_EQ(0, neuron_alloc(node.fd, NEURON_MEM_DEVICE, MEM_SIZE, 0, &h, &off));
-	p = mmap(NULL, MEM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, node.fd, off);
-	ASSERT_NE(MAP_FAILED, p) TH_LOG("mmap: %s", strerror(errno));
-	fill(p, MEM_SIZE, 1);
-	for (i = 0; i < MEM_SIZE && p[i] == (unsigned char)(i * 7 + 13 + (i >> 8)); i++)
-		;
-	EXPECT_EQ((size_t)MEM_SIZE, i);
-
-	/* A semaphore wait of no deadline. */
-	if (sem) {
-		ASSERT_EQ(0, neuron_reserve(node.fd, 1));
-		ws.fd = node.fd;
-		ASSERT_EQ(0, pthread_create(&ts, NULL, wait_fn, &ws));
-	} else {
-		fprintf(stderr, "# no NEURON_CAP_SEM: no semaphore wait\n");
-	}
-	/* A copy held by a hung engine, and its wait of no deadline. */
-	src = malloc(MEM_SIZE);
-	ASSERT_NE(NULL, src);
-	fill(src, MEM_SIZE, 2);
-	if (copy) {
-		eng = copy_engine(&info);
-		ASSERT_EQ(0, neuron_param_get("job_timeout_ms", &timeout));
-		ASSERT_EQ(0, neuron_param_set("job_timeout_ms", JOB_TIMEOUT_MS));
-		snprintf(cmd, sizeof(cmd), "engine-hang %d on", eng);
-		ASSERT_EQ(0, neuron_devmodel_cmd(cmd));
-		hung = true;
-		ASSERT_EQ(0, neuron_copy_op(node.fd, 0, 0, h, 0, src, NULL, MEM_SIZE,
-					    NEURON_COPY_ASYNC, &wc.seqno));
-		wc.fd = node.fd;
-		ASSERT_EQ(0, pthread_create(&tc, NULL, wait_fn, &wc));
-	} else {
-		fprintf(stderr, "# no copies: no copy in flight\n");
-	}
-	neuron_sleep_ms(300);
-	EXPECT_FALSE(__atomic_load_n(&ws.done, __ATOMIC_ACQUIRE));
-	EXPECT_FALSE(__atomic_load_n(&wc.done, __ATOMIC_ACQUIRE));
+	neuron_setup_node(_metadata, &sc.node, NULL, 0);
+	if (neuron_pci_name(sc.node.minor, sc.bdf, sizeof(sc.bdf)))
+		SKIP(return, "%s is not a PCI device", sc.node.path);
+	fprintf(stderr, "# device %s\n", sc.bdf);
+	scene_start(_metadata, &sc);
 
 	/* The removal: the driver's remove, then the pci_dev is deleted. */
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/remove", bdf);
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/remove", sc.bdf);
 	t0 = neuron_now_ns();
 	ASSERT_EQ(0, neuron_sysfs_write(path, "1"));
 	t1 = neuron_now_ns();
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s", bdf);
-	EXPECT_NE(0, access(path, F_OK)) TH_LOG("%s still there", path);
-	EXPECT_NE(0, access(node.path, F_OK)) TH_LOG("%s still there", node.path);
+	EXPECT_FALSE(pci_dev_present(sc.bdf)) TH_LOG("%s still there", sc.bdf);
+	EXPECT_NE(0, access(sc.node.path, F_OK)) TH_LOG("%s still there", sc.node.path);
 
 	/*
 	 * The sleepers end with ENODEV, woken by the removal (a wait of no
 	 * deadline): they return within SLACK_NS of its end (time to be
 	 * scheduled on a busy guest).
 	 */
-	if (sem) {
-		ASSERT_EQ(0, join_ms(ts, &ws, WAKE_MS)) TH_LOG("the semaphore wait goes on");
-		EXPECT_EQ(-ENODEV, ws.ret);
-		EXPECT_LE(ws.ended, t1 + SLACK_NS);
+	if (sc.sem) {
+		ASSERT_EQ(0, join_ms(sc.ts, &sc.ws, WAKE_MS)) TH_LOG("the semaphore wait goes on");
+		EXPECT_EQ(-ENODEV, sc.ws.ret);
+		EXPECT_LE(sc.ws.ended, t1 + SLACK_NS);
 	}
-	if (copy) {
-		ASSERT_EQ(0, join_ms(tc, &wc, WAKE_MS)) TH_LOG("the copy's wait goes on");
-		EXPECT_EQ(-ENODEV, wc.ret);
-		EXPECT_LE(wc.ended, t1 + SLACK_NS);
+	if (sc.copy) {
+		ASSERT_EQ(0, join_ms(sc.tc, &sc.wc, WAKE_MS)) TH_LOG("the copy's wait goes on");
+		EXPECT_EQ(-ENODEV, sc.wc.ret);
+		EXPECT_LE(sc.wc.ended, t1 + SLACK_NS);
 	}
 	fprintf(stderr, "# removal took %lld ms; waits ended after %lld, %lld ms\n",
-		(t1 - t0) / 1000000, sem ? (ws.ended - t0) / 1000000 : -1LL,
-		copy ? (wc.ended - t0) / 1000000 : -1LL);
-
-	/* The open file: ENODEV; the mapping: SIGBUS; munmap and close work. */
-	EXPECT_EQ(-ENODEV, neuron_query_info(node.fd, &info, NULL));
-	EXPECT_EQ(-ENODEV, neuron_mem_free(node.fd, h));
-	if (sem)
-		EXPECT_EQ(-ENODEV, neuron_sem(node.fd, 0, NEURON_SEM_KIND_SEMAPHORE, 3,
-					      NEURON_SEM_READ, 0, 0, NULL));
-	if (copy)
-		EXPECT_EQ(-ENODEV, neuron_copy_op(node.fd, 0, 0, h, 0, src, NULL, 4096, 0,
-						  NULL));
-	EXPECT_EQ(SIGBUS, neuron_probe(p, &v, false));
-	v = 0x5a;
-	EXPECT_EQ(SIGBUS, neuron_probe(p + MEM_SIZE - 1, &v, true));
-	errno = 0;
-	EXPECT_EQ(MAP_FAILED, mmap(NULL, MEM_SIZE, PROT_READ, MAP_SHARED, node.fd, off));
-	EXPECT_EQ(ENODEV, errno);
-	EXPECT_EQ(0, munmap(p, MEM_SIZE));
-	EXPECT_EQ(0, close(node.fd));
-	node.fd = -1;
-
-	ret = event_wait_ms(&ev, 5000, NEURON_EVENT_DEV_REMOVED, minor, -1, &e);
-	EXPECT_EQ(0, ret) TH_LOG("no DEV_REMOVED event: %s", strerror(-ret));
-
-	if (hung) {
-		snprintf(cmd, sizeof(cmd), "engine-hang %d off", eng);
-		EXPECT_EQ(0, neuron_devmodel_cmd(cmd));
-	}
-	if (timeout)
-		neuron_param_set("job_timeout_ms", timeout);
-	nl_close(&ev);
-	free(src);
+		(t1 - t0) / 1000000, sc.sem ? (sc.ws.ended - t0) / 1000000 : -1LL,
+		sc.copy ? (sc.wc.ended - t0) / 1000000 : -1LL);
+	scene_gone(_metadata, &sc);
+	scene_end(_metadata, &sc);
 }
 
 TEST(rescan_back)

@@ -92,6 +92,8 @@ int neuron_pci_name(unsigned int minor, char *name, size_t len);
  */
 int neuron_files_closed(const char *dir, bool try_open);
 void neuron_sleep_ms(unsigned int ms);
+/* Kernel log records holding @what (/dev/kmsg): how many, or -1. */
+int neuron_kmsg_count(const char *what);
 
 /* ---- simulated devices ---- */
 

@@ -153,6 +153,27 @@ int neuron_sysfs_write(const char *path, const char *text)
 	return err;
 }
 
+int neuron_kmsg_count(const char *what)
+{
+	char rec[2048];
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC), n = 0;
+	ssize_t r;
+
+	if (fd < 0)
+		return -1;
+	for (;;) {
+		r = read(fd, rec, sizeof(rec) - 1);
+		if (r < 0 && errno == EPIPE)
+			continue;	/* a record overwritten meanwhile */
+		if (r <= 0)
+			break;
+		rec[r] = '\0';
+		n += !!strstr(rec, what);
+	}
+	close(fd);
+	return n;
+}
+
 int neuron_read_text(const char *path, char *buf, size_t size)
 {
 	ssize_t ret;

@@ -184,9 +184,9 @@ check "selftests/neuron-info build" "$ok" "$RUN/progs-build.log"
 # neuron_pci_fault needs the device model's control channel: only the pci
 # tier's VMs have it; neuron_pci_unplug too, and it removes the PCI device
 # (and finds it again): last in those VMs, and alone in the tier's hotplug
-# VM, where it deletes the device through QEMU's device_del. The 32-bit builds (neuron_*_32)
-# run after the 64-bit ones, on kernels with IA32 emulation (Debian's and the
-# debug kernel, see debug_tier).
+# VM, where it deletes the device through QEMU's device_del. The 32-bit
+# builds (neuron_*_32) run after the 64-bit ones, on kernels with IA32
+# emulation (Debian's and the debug kernel, see debug_tier).
 progs=() fault=() pcifault=() pciunplug=() progs32=() fault32=()
 # neuron-ls runs first (it prints the vendor's table); neuron-monitor, which
 # streams reports until it is stopped, is only put into /tests (-x), where

@@ -67,8 +67,7 @@ if [ "${NEURON_VM_HOTPLUG:-0}" = 1 ]; then
 	[ ${#iommu[@]} -eq 0 ] || die "NEURON_VM_HOTPLUG=1: no vIOMMU on i440fx"
 	machine=pc devid='"id":"neuron0",'
 	# The port's chardev listens first; the monitor's connects to it.
-	hotplug=(-global i440FX-pcihost.pci-hole64-size=512G
-		-chardev "socket,id=qmpser,path=$sock/qmp.sock,server=on,wait=off"
+	hotplug=(-chardev "socket,id=qmpser,path=$sock/qmp.sock,server=on,wait=off"
 		-serial chardev:qmpser
 		-chardev "socket,id=qmpmon,path=$sock/qmp.sock"
 		-mon "chardev=qmpmon,mode=control")

@@ -90,16 +90,13 @@ static int devmodel_line(int fd, char *line, size_t size, int ms)
 	return 0;
 }
 
-int neuron_devmodel_cmd(const char *cmd)
+/* Open the serial line @path raw at 115200 baud: its fd, or -errno. */
+static int serial_open(const char *path)
 {
-	const char *ctl = neuron_env_devmodel_ctl();
 	struct termios tio;
-	char line[256];
 	int fd, err;
 
-	if (!ctl)
-		return -ENODEV;
-	fd = open(ctl, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	fd = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	err = tcgetattr(fd, &tio) ? -errno : 0;
@@ -108,11 +105,25 @@ int neuron_devmodel_cmd(const char *cmd)
 		cfsetspeed(&tio, B115200);
 		err = tcsetattr(fd, TCSANOW, &tio) ? -errno : 0;
 	}
+	if (err)
+		close(fd);
+	return err ? err : fd;
+}
+
+int neuron_devmodel_cmd(const char *cmd)
+{
+	const char *ctl = neuron_env_devmodel_ctl();
+	char line[256];
+	int fd, err;
+
+	if (!ctl)
+		return -ENODEV;
+	fd = serial_open(ctl);
+	if (fd < 0)
+		return fd;
 	/* Nothing left over from an earlier command that gave up. */
-	if (!err)
-		tcflush(fd, TCIFLUSH);
-	if (!err && dprintf(fd, "%s\n", cmd) < 0)
-		err = -errno;
+	tcflush(fd, TCIFLUSH);
+	err = dprintf(fd, "%s\n", cmd) < 0 ? -errno : 0;
 	while (!err) {
 		err = devmodel_line(fd, line, sizeof(line), 20000);
 		if (err)
@@ -177,22 +188,15 @@ static int qmp_until(int fd, const char *what, const char *also, long long end)
 int neuron_qmp_device_del(const char *id, int ms)
 {
 	const char *qmp = neuron_env_devmodel_qmp();
-	struct termios tio;
 	bool done;
 	char dev[128];
 	int fd, err, ret, i;
 
 	if (!qmp)
 		return -ENODEV;
-	fd = open(qmp, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	fd = serial_open(qmp);
 	if (fd < 0)
-		return -errno;
-	err = tcgetattr(fd, &tio) ? -errno : 0;
-	if (!err) {
-		cfmakeraw(&tio);
-		cfsetspeed(&tio, B115200);
-		err = tcsetattr(fd, TCSANOW, &tio) ? -errno : 0;
-	}
+		return fd;
 	/*
 	 * QEMU's greeting has waited on the line since the boot; what of it
 	 * came in before the line was raw was echoed back to the monitor, as
@@ -203,10 +207,9 @@ int neuron_qmp_device_del(const char *id, int ms)
 	 * (QEMU's JSON parser takes single-quoted strings too; its answers
 	 * have double quotes.)
 	 */
-	if (!err) {
-		usleep(200000);
-		tcflush(fd, TCIFLUSH);
-	}
+	usleep(200000);
+	tcflush(fd, TCIFLUSH);
+	err = 0;
 	for (i = 0, done = false; !err && !done; i++) {
 		if (i == 5) {
 			err = -ETIMEDOUT;

@@ -183,9 +183,10 @@ check "selftests/neuron-info build" "$ok" "$RUN/progs-build.log"
 # Debian kernels it would skip, and a skip is a failure in the VM);
 # neuron_pci_fault needs the device model's control channel: only the pci
 # tier's VMs have it; neuron_pci_unplug too, and it removes the PCI device
-# (and finds it again): last in those VMs. The 32-bit builds (neuron_*_32)
-# run after the 64-bit ones, on kernels with IA32 emulation (Debian's and the
-# debug kernel, see debug_tier).
+# (and finds it again): last in those VMs, and alone in the tier's hotplug
+# VM, where it deletes the device through QEMU's device_del. The 32-bit
+# builds (neuron_*_32) run after the 64-bit ones, on kernels with IA32
+# emulation (Debian's and the debug kernel, see debug_tier).
 progs=() fault=() pcifault=() pciunplug=() progs32=() fault32=()
 # neuron-ls runs first (it prints the vendor's table); neuron-monitor, which
 # streams reports until it is stopped, is only put into /tests (-x), where
@@ -561,6 +562,12 @@ pci_tier() {
 				"$S/tests/neuron_pci_mbox" "$S/tests/neuron_pci_ready" "${pciunplug[@]}"
 		done
 	done
+	# A real hot unplug: QEMU's device_del of a trn1 on i440fx, whose root
+	# bus has ACPI hotplug (vm-pci.sh NEURON_VM_HOTPLUG=1, docs/devmodel.md
+	# "Hot removal"); neuron_pci_unplug alone, which deletes the device.
+	VM_PCI=trn1 NEURON_VM_IOMMU=0 NEURON_VM_HOTPLUG=1 vm_start "$KREL61 PCI trn1 hotplug" \
+		"$KREL61 PCI trn1 hotplug: " "$VMLINUX61" "$RUN/pci-trn1-hotplug" -P -k "$kmod" \
+		"${pciunplug[@]}"
 	pci_started=1
 }
 
@@ -606,7 +613,7 @@ pci_tier_debug() {
 		sub(/.*\//, "", $1); printf "%s%s %s", sep, $1, $2; sep = ", " }' "$d/coverage.txt")")
 }
 
-# The debug tier's two boots, then the pci tier's four VMs, two at a time
+# The debug tier's two boots, then the pci tier's five VMs, two at a time
 # (vm_start): a pci VM takes the slot of whichever debug boot ends first.
 # Then the debug tier's coverage and signed modules, then the pci tier's
 # debug boots.

@@ -25,7 +25,12 @@
 #                (program "neuron_pci_modules": unbind and bind with a file
 #                open, rmmod and insmod) instead of neuron_sim's; with -d,
 #                no KUnit (its suites need neuron_sim.ko) and a marker
-#                "### NEURON MODE pci ###"
+#                "### NEURON MODE pci ###". With NEURON_VM_HOTPLUG=1 in
+#                the environment (the hotplug VM, vm-pci.sh), also
+#                NEURON_DEVMODEL_QMP=/dev/ttyS2 (QEMU's QMP monitor), and
+#                a program deletes the device (device_del), so the PCI
+#                lifecycle checks are those of a machine without it: no
+#                neuron PCI device, rmmod and insmod with none
 #   -x FILE      copy FILE into /tests too, without running it (a PROGRAM
 #                may run it: a script picking some tests, for a quick loop)
 #                A PROGRAM or FILE named neuron_top brings the tool
@@ -108,6 +113,10 @@ if [ $pci = 1 ]; then
 	load='mark "MODE pci"; insmod /neuron.ko pci_engines=1 && wait_node'
 	export_dev='export NEURON_DEVICE=/dev/neuron0 NEURON_DEVMODEL_CTL=/dev/ttyS1'
 	lifecycle="/pci-modules.sh"
+	if [ "${NEURON_VM_HOTPLUG:-0}" = 1 ]; then
+		export_dev+=' NEURON_DEVMODEL_QMP=/dev/ttyS2'
+		lifecycle="/pci-modules.sh deleted"
+	fi
 	lifecycle_name=neuron_pci_modules
 	unload='rmmod neuron'
 else
@@ -224,6 +233,18 @@ wait_node() {
 	[ -c /dev/neuron0 ]
 }
 echo "TAP version 13"
+if [ "$1" = deleted ]; then
+	# The device was deleted from the machine (device_del): the driver
+	# holds none, and loads and unloads without one.
+	echo "1..2"
+	! grep -qx 0x1d0f /sys/bus/pci/devices/*/vendor && [ ! -e /dev/neuron0 ] &&
+		[ -z "$(ls /sys/class/neuron)" ]
+	t $? "no neuron PCI device, no /dev/neuron0"
+	rmmod neuron && insmod /neuron.ko pci_engines=1 && sleep 1 && [ ! -e /dev/neuron0 ]
+	t $? "rmmod neuron, insmod again: no device"
+	[ $fails -eq 0 ]
+	exit
+fi
 echo "1..4"
 dev=$(basename "$(readlink /sys/class/neuron/neuron0/device)")
 [ -n "$dev" ] && [ -e /sys/bus/pci/drivers/neuron/$dev ]

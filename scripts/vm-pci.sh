@@ -22,6 +22,17 @@
 #   NEURON_DEVMODEL     the model's binary (default: devmodel's ASan build,
 #                       built here)
 #   NEURON_DEVMODEL_ARGS more arguments of the model
+#   NEURON_VM_HOTPLUG   1: a board whose root bus has a hotplug controller,
+#                       so that QEMU's device_del reaches the guest
+#                       (docs/devmodel.md, "Hot removal"): i440fx (`-M pc`,
+#                       ACPI PCI hotplug of PIIX4) instead of q35, the device
+#                       with the qdev id "neuron0", and a QMP monitor on the
+#                       guest's third serial port: the guest writes QMP
+#                       commands to /dev/ttyS2 and reads the answers and
+#                       events (DEVICE_DELETED) there. QEMU's two ends of a
+#                       unix socket make the link (the port listens, the
+#                       monitor connects), so nothing runs on the host. No
+#                       vIOMMU (intel-iommu needs q35).
 
 . "$(dirname "$0")/lib.sh"
 
@@ -51,6 +62,16 @@ if [ "${NEURON_VM_IOMMU:-0}" = 1 ]; then
 	append+=' intel_iommu=on no_timer_check'
 fi
 mem=${NEURON_VM_MEM:-1G}
+machine=q35 hotplug=() devid=''
+if [ "${NEURON_VM_HOTPLUG:-0}" = 1 ]; then
+	[ ${#iommu[@]} -eq 0 ] || die "NEURON_VM_HOTPLUG=1: no vIOMMU on i440fx"
+	machine=pc devid='"id":"neuron0",'
+	# The port's chardev listens first; the monitor's connects to it.
+	hotplug=(-chardev "socket,id=qmpser,path=$sock/qmp.sock,server=on,wait=off"
+		-serial chardev:qmpser
+		-chardev "socket,id=qmpmon,path=$sock/qmp.sock"
+		-mon "chardev=qmpmon,mode=control")
+fi
 
 # shellcheck disable=SC2086 # NEURON_DEVMODEL_ARGS: words on purpose
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
@@ -62,12 +83,12 @@ for _ in $(seq 100); do [ -S "$sock/ctl.sock" ] && break; sleep 0.1; done
 [ -S "$sock/ctl.sock" ] || { kill $mpid 2>/dev/null; die "the device model did not start: $log.model"; }
 
 qemu=("$NEURON_TOP/scripts/qemu11.sh" -b "$sock" -b "$kdir" -b "$idir" --
-	-machine q35,memory-backend=mem -accel "${NEURON_VM_ACCEL:-tcg}"
+	-machine "$machine,memory-backend=mem" -accel "${NEURON_VM_ACCEL:-tcg}"
 	-object "memory-backend-memfd,id=mem,size=$mem,share=on" -m "$mem" -smp 2
 	-nodefaults -display none -serial stdio -serial "unix:$sock/ctl.sock" -no-reboot -nic none
-	"${iommu[@]}"
+	"${iommu[@]}" "${hotplug[@]}"
 	-kernel "$kdir/${kernel##*/}" -initrd "$idir/${initrd##*/}" -append "$append"
-	-device "{\"driver\":\"vfio-user-pci\",\"socket\":{\"path\":\"$sock/vfu.sock\",\"type\":\"unix\"}}")
+	-device "{$devid\"driver\":\"vfio-user-pci\",\"socket\":{\"path\":\"$sock/vfu.sock\",\"type\":\"unix\"}}")
 rc=0
 vm_run "$log" "${qemu[@]}" || rc=$?
 # The model ends when its client goes; give it a moment, then ask it to.

@@ -1,19 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * neuron selftests: hot removal of a PCI device (docs/testing.md, "The pci
- * tier"), as the PCI core does it after a hotplug eject: sysfs "remove"
- * calls the driver's remove, then deletes the pci_dev, while a file, a
- * mapping and waits of the device are live; then a rescan of the bus finds
- * the device again. Runs last in the pci tier's VMs, on the device model
- * (NEURON_DEVICE, NEURON_DEVMODEL_CTL); QEMU's device_del cannot be used
- * there (docs/devmodel.md, "Hot removal").
+ * tier") while a file, a mapping and waits of the device are live, on the
+ * device model (NEURON_DEVICE, NEURON_DEVMODEL_CTL), in one of two ways:
+ *  - in the pci tier's VMs on q35, where QEMU's device_del cannot reach
+ *    the guest (docs/devmodel.md, "Hot removal"), as the PCI core does it
+ *    after a hotplug eject: sysfs "remove" calls the driver's remove, then
+ *    deletes the pci_dev; a rescan of the bus finds the device again;
+ *  - with NEURON_DEVMODEL_QMP (the hotplug VM on i440fx, scripts/vm-pci.sh
+ *    NEURON_VM_HOTPLUG=1): a real hot unplug, QEMU's device_del of the
+ *    device (qdev id "neuron0") through the QMP monitor on that serial
+ *    line; the guest's ACPI hotplug driver (acpiphp) runs the driver's
+ *    remove and ejects the slot, QEMU deletes the device and closes the
+ *    vfio-user connection, and the model exits (its status, 0, is judged
+ *    on the host: "### NEURON DEVMODEL status=0 ###").
+ * The tests, in this order:
  *  - remove_live: a file open, device memory mapped, a semaphore wait and
  *    a copy's wait asleep (the copy held by an engine the model hangs):
  *    the removal ends both waits with ENODEV, the node and the pci_dev go,
  *    later ioctls and mmap fail with ENODEV, the mapping raises SIGBUS,
- *    munmap and close work, netlink announces DEV_REMOVED;
- *  - rescan_back: the bus rescanned, the device is probed again:
- *    /dev/neuron0 is back and a copy into its memory and back is right.
+ *    munmap and close work, netlink announces DEV_REMOVED, and nothing
+ *    holds the module (refcnt 0); after device_del the model's control
+ *    channel no longer answers (the model has exited);
+ *  - rescan_back (sysfs removal only): the bus rescanned, the device is
+ *    probed again: /dev/neuron0 is back and a copy into its memory and
+ *    back is right;
+ *  - deleted_stays_gone (device_del only): a rescan finds no device, the
+ *    driver has none bound, no /dev/neuron0.
  * And surprise removal, the device that stops answering (the model's
  * `vanish on`: BAR0 reads all ones, writes are lost, as when the model is
  * killed under QEMU; docs/devmodel.md, "Hot removal"), which the driver
@@ -56,6 +69,12 @@
 #define LOST_MS		10000
 /* With nothing in flight nothing reads the device: still bound after this. */
 #define IDLE_MS		1000
+/* The qdev id of the device in the hotplug VM (scripts/vm-pci.sh). */
+#define QMP_ID		"neuron0"
+/* device_del to QEMU's DEVICE_DELETED: the guest's eject. */
+#define DEL_MS		60000
+/* The PCI vendor ID of the device (docs/hw-facts.md). */
+#define VENDOR		"0x1d0f"
 
 /* The copy queue's engine of NC 0 for the model's commands (neuron_pci_fault). */
 static int copy_engine(const struct neuron_device_info *info)
@@ -549,8 +568,10 @@ TEST(vanish_race_unbind)
 TEST(remove_live)
 {
 	struct scene sc = { .node.fd = -1 };
-	char path[160];
+	bool qmp = neuron_env_devmodel_qmp();
+	char path[160], text[32];
 	__s64 t0, t1;
+	int ret;
 
 	if (skip_reason())
 		SKIP(return, "%s", skip_reason());
@@ -560,10 +581,19 @@ TEST(remove_live)
 	fprintf(stderr, "# device %s\n", sc.bdf);
 	scene_start(_metadata, &sc);
 
-	/* The removal: the driver's remove, then the pci_dev is deleted. */
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/remove", sc.bdf);
+	/*
+	 * The removal: the driver's remove, then the pci_dev is deleted; with
+	 * device_del, the guest ejects the slot then and QEMU says
+	 * DEVICE_DELETED.
+	 */
 	t0 = neuron_now_ns();
-	ASSERT_EQ(0, neuron_sysfs_write(path, "1"));
+	if (qmp) {
+		ret = neuron_qmp_device_del(QMP_ID, DEL_MS);
+		ASSERT_EQ(0, ret) TH_LOG("device_del %s: %s", QMP_ID, strerror(-ret));
+	} else {
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/remove", sc.bdf);
+		ASSERT_EQ(0, neuron_sysfs_write(path, "1"));
+	}
 	t1 = neuron_now_ns();
 	EXPECT_FALSE(pci_dev_present(sc.bdf)) TH_LOG("%s still there", sc.bdf);
 	EXPECT_NE(0, access(sc.node.path, F_OK)) TH_LOG("%s still there", sc.node.path);
@@ -583,11 +613,21 @@ TEST(remove_live)
 		EXPECT_EQ(-ENODEV, sc.wc.ret);
 		EXPECT_LE(sc.wc.ended, t1 + SLACK_NS);
 	}
-	fprintf(stderr, "# removal took %lld ms; waits ended after %lld, %lld ms\n",
-		(t1 - t0) / 1000000, sc.sem ? (sc.ws.ended - t0) / 1000000 : -1LL,
+	fprintf(stderr, "# removal (%s) took %lld ms; waits ended after %lld, %lld ms\n",
+		qmp ? "device_del" : "sysfs", (t1 - t0) / 1000000,
+		sc.sem ? (sc.ws.ended - t0) / 1000000 : -1LL,
 		sc.copy ? (sc.wc.ended - t0) / 1000000 : -1LL);
 	scene_gone(_metadata, &sc);
+	if (qmp) {
+		/* QEMU closed the connection: the model has gone (no --persist). */
+		ret = neuron_devmodel_cmd("stats");
+		EXPECT_EQ(-ETIMEDOUT, ret) TH_LOG("the model answers: %s", strerror(-ret));
+		sc.hung = false;
+	}
 	scene_end(_metadata, &sc);
+	/* Nothing of the removed device holds the module. */
+	ASSERT_EQ(0, neuron_read_text("/sys/module/neuron/refcnt", text, sizeof(text)));
+	EXPECT_EQ(0, strcmp(text, "0\n")) TH_LOG("refcnt %s", text);
 }
 
 TEST(rescan_back)
@@ -600,6 +640,8 @@ TEST(rescan_back)
 
 	if (skip_reason())
 		SKIP(return, "%s", skip_reason());
+	if (neuron_env_devmodel_qmp())
+		SKIP(return, "device_del deleted the device from the machine: deleted_stays_gone");
 	ASSERT_NE(0, access(neuron_env_device(), F_OK))
 		TH_LOG("%s is there: the removal did not take it", neuron_env_device());
 	t0 = neuron_now_ns();
@@ -633,6 +675,45 @@ TEST(rescan_back)
 	free(src);
 	free(back);
 	neuron_node_release(&node);
+}
+
+TEST(deleted_stays_gone)
+{
+	char path[320], text[32];
+	struct dirent *de;
+	int found = 0;
+	DIR *dir;
+
+	if (skip_reason())
+		SKIP(return, "%s", skip_reason());
+	if (!neuron_env_devmodel_qmp())
+		SKIP(return, "no NEURON_DEVMODEL_QMP: the removal was sysfs's (rescan_back)");
+	ASSERT_EQ(0, neuron_sysfs_write("/sys/bus/pci/rescan", "1"));
+	neuron_sleep_ms(2000);
+	EXPECT_NE(0, access(neuron_env_device(), F_OK))
+		TH_LOG("%s is back after the rescan", neuron_env_device());
+	dir = opendir("/sys/bus/pci/devices");
+	ASSERT_NE(NULL, dir);
+	while ((de = readdir(dir))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/vendor", de->d_name);
+		if (!neuron_read_text(path, text, sizeof(text)) && !strncmp(text, VENDOR, 6)) {
+			fprintf(stderr, "# %s: a device of vendor %s\n", de->d_name, VENDOR);
+			found++;
+		}
+	}
+	closedir(dir);
+	EXPECT_EQ(0, found);
+	dir = opendir("/sys/bus/pci/drivers/neuron");
+	ASSERT_NE(NULL, dir);
+	while ((de = readdir(dir)))
+		if (!strncmp(de->d_name, "0000:", 5)) {
+			fprintf(stderr, "# %s still bound to neuron\n", de->d_name);
+			found++;
+		}
+	closedir(dir);
+	EXPECT_EQ(0, found);
 }
 
 #pragma GCC diagnostic pop

@@ -72,6 +72,18 @@ const char *neuron_env_devmodel_ctl(void);
  * answer in 20 s, or another -errno of the channel.
  */
 int neuron_devmodel_cmd(const char *cmd);
+/*
+ * QEMU's QMP monitor (NEURON_DEVMODEL_QMP, the guest's third serial line in
+ * the pci tier's hotplug VM, scripts/vm-pci.sh), or NULL: no hot unplug.
+ */
+const char *neuron_env_devmodel_qmp(void);
+/*
+ * QMP device_del of the device of qdev id @id, then wait up to @ms for
+ * QEMU's DEVICE_DELETED event of it (the guest ejected it): 0, -EIO when
+ * QEMU refuses (its error printed), -ENODEV without a monitor, -ETIMEDOUT
+ * without the event, or another -errno of the line.
+ */
+int neuron_qmp_device_del(const char *id, int ms);
 
 /* ---- sysfs ---- */
 

@@ -90,16 +90,13 @@ static int devmodel_line(int fd, char *line, size_t size, int ms)
 	return 0;
 }
 
-int neuron_devmodel_cmd(const char *cmd)
+/* Open the serial line @path raw at 115200 baud: its fd, or -errno. */
+static int serial_open(const char *path)
 {
-	const char *ctl = neuron_env_devmodel_ctl();
 	struct termios tio;
-	char line[256];
 	int fd, err;
 
-	if (!ctl)
-		return -ENODEV;
-	fd = open(ctl, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	fd = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	err = tcgetattr(fd, &tio) ? -errno : 0;
@@ -108,11 +105,25 @@ int neuron_devmodel_cmd(const char *cmd)
 		cfsetspeed(&tio, B115200);
 		err = tcsetattr(fd, TCSANOW, &tio) ? -errno : 0;
 	}
+	if (err)
+		close(fd);
+	return err ? err : fd;
+}
+
+int neuron_devmodel_cmd(const char *cmd)
+{
+	const char *ctl = neuron_env_devmodel_ctl();
+	char line[256];
+	int fd, err;
+
+	if (!ctl)
+		return -ENODEV;
+	fd = serial_open(ctl);
+	if (fd < 0)
+		return fd;
 	/* Nothing left over from an earlier command that gave up. */
-	if (!err)
-		tcflush(fd, TCIFLUSH);
-	if (!err && dprintf(fd, "%s\n", cmd) < 0)
-		err = -errno;
+	tcflush(fd, TCIFLUSH);
+	err = dprintf(fd, "%s\n", cmd) < 0 ? -errno : 0;
 	while (!err) {
 		err = devmodel_line(fd, line, sizeof(line), 20000);
 		if (err)
@@ -124,6 +135,107 @@ int neuron_devmodel_cmd(const char *cmd)
 			err = -EIO;
 		}
 	}
+	close(fd);
+	return err;
+}
+
+const char *neuron_env_devmodel_qmp(void)
+{
+	const char *qmp = getenv("NEURON_DEVMODEL_QMP");
+
+	return qmp && *qmp ? qmp : NULL;
+}
+
+/* Milliseconds of CLOCK_MONOTONIC. */
+static long long mono_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000LL + t.tv_nsec / 1000000;
+}
+
+/*
+ * Read lines of the monitor until one holds both @what and @also (NULL:
+ * any): 0, -EIO if that line holds "error" (printed); -ETIMEDOUT when none
+ * came before @end (mono_ms()). Other lines are passed over: answers to
+ * what was not a command (below) and events.
+ */
+static int qmp_until(int fd, const char *what, const char *also, long long end)
+{
+	char line[1024];
+	int err;
+
+	for (;;) {
+		if (mono_ms() >= end)
+			return -ETIMEDOUT;
+		err = devmodel_line(fd, line, sizeof(line), (int)(end - mono_ms()) + 1);
+		if (err)
+			return err;
+		if (!strstr(line, what) || (also && !strstr(line, also)))
+			continue;
+		if (strstr(line, "\"error\"")) {
+			fprintf(stderr, "# QMP: %s\n", line);
+			return -EIO;
+		}
+		return 0;
+	}
+}
+
+/* The command, of id "del", for the qdev id given by %s. */
+#define QMP_DEVICE_DEL	"{'execute': 'device_del', 'id': 'del', 'arguments': {'id': '%s'}}\n"
+
+int neuron_qmp_device_del(const char *id, int ms)
+{
+	const char *qmp = neuron_env_devmodel_qmp();
+	bool done;
+	char dev[128];
+	int fd, err, ret, i;
+
+	if (!qmp)
+		return -ENODEV;
+	fd = serial_open(qmp);
+	if (fd < 0)
+		return fd;
+	/*
+	 * QEMU's greeting has waited on the line since the boot; what of it
+	 * came in before the line was raw was echoed back to the monitor, as
+	 * bytes that are no command (QEMU answers them with errors of no
+	 * "id", perhaps after swallowing the next command). So drop what came
+	 * in, and send the negotiation with an id until it is answered: a
+	 * "return", or an error when the mode is already the command mode.
+	 * (QEMU's JSON parser takes single-quoted strings too; its answers
+	 * have double quotes.)
+	 */
+	usleep(200000);
+	tcflush(fd, TCIFLUSH);
+	err = 0;
+	for (i = 0, done = false; !err && !done; i++) {
+		if (i == 5) {
+			err = -ETIMEDOUT;
+			break;
+		}
+		if (dprintf(fd, "\n{'execute': 'qmp_capabilities', 'id': 'cap%d'}\n", i) < 0) {
+			err = -errno;
+			break;
+		}
+		snprintf(dev, sizeof(dev), "\"id\": \"cap%d\"", i);
+		ret = qmp_until(fd, dev, NULL, mono_ms() + 4000);
+		if (!ret || ret == -EIO)
+			done = true;
+		else if (ret != -ETIMEDOUT)
+			err = ret;
+	}
+	if (!err && i > 1)
+		fprintf(stderr, "# QMP: the negotiation was answered at try %d\n", i);
+	if (!err && dprintf(fd, QMP_DEVICE_DEL, id) < 0)
+		err = -errno;
+	if (!err)
+		err = qmp_until(fd, "\"id\": \"del\"", NULL, mono_ms() + 20000);
+	/* The event names the device by its id; others may come first. */
+	snprintf(dev, sizeof(dev), "\"device\": \"%s\"", id);
+	if (!err)
+		err = qmp_until(fd, "\"DEVICE_DELETED\"", dev, mono_ms() + ms);
 	close(fd);
 	return err;
 }

@@ -352,12 +352,6 @@ static const char *vanish_setup(struct __test_metadata *_metadata, struct neuron
 {
 	if (skip_reason())
 		return skip_reason();
-	/*
-	 * The hotplug VM is for device_del alone: after these cases there, its
-	 * device_del once timed out (not understood yet); the q35 VMs run them.
-	 */
-	if (neuron_env_devmodel_qmp())
-		return "the hotplug VM runs device_del only (vanish_* run in the q35 VMs)";
 	neuron_setup_node(_metadata, node, NULL, 0);
 	if (neuron_pci_name(node->minor, bdf, len))
 		return "not a PCI device";

@@ -172,6 +172,7 @@ static int qmp_until(int fd, const char *what, const char *also, long long end)
 		err = devmodel_line(fd, line, sizeof(line), (int)(end - mono_ms()) + 1);
 		if (err)
 			return err;
+		fprintf(stderr, "# QMP< %s\n", line);
 		if (!strstr(line, what) || (also && !strstr(line, also)))
 			continue;
 		if (strstr(line, "\"error\"")) {
@@ -200,12 +201,17 @@ int neuron_qmp_device_del(const char *id, int ms)
 	/*
 	 * QEMU's greeting has waited on the line since the boot; what of it
 	 * came in before the line was raw was echoed back to the monitor, as
-	 * bytes that are no command (QEMU answers them with errors of no
-	 * "id", perhaps after swallowing the next command). So drop what came
-	 * in, and send the negotiation with an id until it is answered: a
-	 * "return", or an error when the mode is already the command mode.
-	 * (QEMU's JSON parser takes single-quoted strings too; its answers
-	 * have double quotes.)
+	 * bytes that are no command. A piece that opens braces and no string
+	 * ('{"QMP": {"version": {') leaves QEMU's JSON parser waiting for
+	 * their ends, so it swallows every command after it. So drop what
+	 * came in, and send each negotiation after a control character (0x1f):
+	 * a lexical error, which QMP's specification gives as the way to put
+	 * the parser back to its start ("Forcing the JSON parser into
+	 * known-good state"); QEMU answers it with an error of no "id". Send
+	 * it with an id until it is answered: a "return", or an error when
+	 * the mode is already the command mode. (QEMU's JSON parser takes
+	 * single-quoted strings too; its answers have double quotes.) Every
+	 * line of the monitor is printed as a "# QMP<" line.
 	 */
 	usleep(200000);
 	tcflush(fd, TCIFLUSH);
@@ -215,7 +221,7 @@ int neuron_qmp_device_del(const char *id, int ms)
 			err = -ETIMEDOUT;
 			break;
 		}
-		if (dprintf(fd, "\n{'execute': 'qmp_capabilities', 'id': 'cap%d'}\n", i) < 0) {
+		if (dprintf(fd, "\x1f\n{'execute': 'qmp_capabilities', 'id': 'cap%d'}\n", i) < 0) {
 			err = -errno;
 			break;
 		}

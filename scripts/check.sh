@@ -588,11 +588,12 @@ pci_tier_debug() {
 	d="$RUN/$KRELEASE-pci" b="$RUN/$KRELEASE-pci/module"
 	gcov_build "$d" "$b" " for the pci tier" || true
 	[ -f "$b/neuron.ko" ] || return 0
-	# Two boots of the same gcov build, side by side: a trn2 (v3) behind a
+	# Three boots of the same gcov build, two at a time: a trn2 (v3) behind a
 	# vIOMMU with every selftest, neuron_pci_mbox, neuron_pci_ready and
 	# neuron_pci_unplug, and a trn1 (v2, ndhal_v2.c) with the
 	# selftests of the register code only (memory, copies, notification
-	# queues, semaphores, the engine faults), to keep the tier short. Their data is merged.
+	# queues, semaphores, the engine faults), to keep the tier short; then
+	# the hotplug boot below. Their data is merged.
 	p=()
 	for f in "${progs[@]}"; do
 		case ${f##*/} in neuron_query | neuron_mem | neuron_copy | neuron_notify | neuron_reserve) p+=("$f") ;; esac
@@ -605,11 +606,19 @@ pci_tier_debug() {
 	VM_PCI=trn1 NEURON_VM_IOMMU=0 NEURON_VM_MEM=1G NEURON_VM_TIMEOUT=${NEURON_VM_TIMEOUT:-1500} \
 		vm_start "$KRELEASE PCI trn1 (debug)" "$KRELEASE PCI trn1 (debug): " \
 		"$IMAGE" "$d-trn1" -P -k "$b/neuron.ko" -d "$b/neuron_kunit.ko" "${p[@]}" "${pcifault[@]}"
+	# The hot unplug on the debug kernel: QEMU's device_del of a trn2 on
+	# i440fx (no vIOMMU there), neuron_pci_unplug alone, in the slot of
+	# whichever boot above ends first.
+	VM_PCI=trn2 NEURON_VM_IOMMU=0 NEURON_VM_HOTPLUG=1 NEURON_VM_MEM=1G \
+		NEURON_VM_TIMEOUT=${NEURON_VM_TIMEOUT:-1500} \
+		vm_start "$KRELEASE PCI trn2 hotplug (debug)" "$KRELEASE PCI trn2 hotplug (debug): " \
+		"$IMAGE" "$d-hotplug" -P -k "$b/neuron.ko" -d "$b/neuron_kunit.ko" "${pciunplug[@]}"
 	vm_collect
-	gcov_merge "$b" "$d/serial.log" "$d-trn1/serial.log" 2>"$d/coverage.txt" &&
+	gcov_merge "$b" "$d/serial.log" "$d-trn1/serial.log" "$d-hotplug/serial.log" \
+		2>"$d/coverage.txt" &&
 		coverage_table "$b" >>"$d/coverage.txt" 2>&1 && ok=0 || ok=1
 	check "gcov data of the pci tier's debug runs ($d/coverage.txt)" "$ok" "$d/coverage.txt"
-	summary+=("$KRELEASE PCI (debug, trn2 and trn1): coverage: $(awk '$1 ~ /ndhal_v2|ndhal_v3|ndhal_udma|neuron_pci/ {
+	summary+=("$KRELEASE PCI (debug, trn2, trn1 and hotplug): coverage: $(awk '$1 ~ /ndhal_v2|ndhal_v3|ndhal_udma|neuron_pci/ {
 		sub(/.*\//, "", $1); printf "%s%s %s", sep, $1, $2; sep = ", " }' "$d/coverage.txt")")
 }
 

@@ -568,6 +568,11 @@ pci_tier() {
 	VM_PCI=trn1 NEURON_VM_IOMMU=0 NEURON_VM_HOTPLUG=1 vm_start "$KREL61 PCI trn1 hotplug" \
 		"$KREL61 PCI trn1 hotplug: " "$VMLINUX61" "$RUN/pci-trn1-hotplug" -P -k "$kmod" \
 		"${pciunplug[@]}"
+	# Surprise removal for real: the model killed (its `die`) under the
+	# driver; neuron_pci_unplug's kill_idle alone, the model's status 137.
+	VM_PCI=trn1 NEURON_VM_IOMMU=0 NEURON_VM_MODEL_KILL=1 vm_start "$KREL61 PCI trn1 kill" \
+		"$KREL61 PCI trn1 kill: " "$VMLINUX61" "$RUN/pci-trn1-kill" -P -k "$kmod" \
+		"${pciunplug[@]}"
 	pci_started=1
 }
 
@@ -622,7 +627,7 @@ pci_tier_debug() {
 		sub(/.*\//, "", $1); printf "%s%s %s", sep, $1, $2; sep = ", " }' "$d/coverage.txt")")
 }
 
-# The debug tier's two boots, then the pci tier's five VMs, two at a time
+# The debug tier's two boots, then the pci tier's six VMs, two at a time
 # (vm_start): a pci VM takes the slot of whichever debug boot ends first.
 # Then the debug tier's coverage and signed modules, then the pci tier's
 # debug boots.

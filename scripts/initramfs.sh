@@ -30,7 +30,11 @@
 #                NEURON_DEVMODEL_QMP=/dev/ttyS2 (QEMU's QMP monitor), and
 #                a program deletes the device (device_del), so the PCI
 #                lifecycle checks are those of a machine without it: no
-#                neuron PCI device, rmmod and insmod with none
+#                neuron PCI device, rmmod and insmod with none. With
+#                NEURON_VM_MODEL_KILL=1 (the kill VM), NEURON_DEVMODEL_KILL=1
+#                (a program kills the model), and the lifecycle checks are
+#                those of a dead device: on the bus, unbound, no probe takes
+#                it after rmmod and insmod
 #   -x FILE      copy FILE into /tests too, without running it (a PROGRAM
 #                may run it: a script picking some tests, for a quick loop)
 #                A PROGRAM or FILE named neuron_top brings the tool
@@ -116,6 +120,10 @@ if [ $pci = 1 ]; then
 	if [ "${NEURON_VM_HOTPLUG:-0}" = 1 ]; then
 		export_dev+=' NEURON_DEVMODEL_QMP=/dev/ttyS2'
 		lifecycle="/pci-modules.sh deleted"
+	fi
+	if [ "${NEURON_VM_MODEL_KILL:-0}" = 1 ]; then
+		export_dev+=' NEURON_DEVMODEL_KILL=1'
+		lifecycle="/pci-modules.sh killed"
 	fi
 	lifecycle_name=neuron_pci_modules
 	unload='rmmod neuron'
@@ -242,6 +250,21 @@ if [ "$1" = deleted ]; then
 	t $? "no neuron PCI device, no /dev/neuron0"
 	rmmod neuron && insmod /neuron.ko pci_engines=1 && sleep 1 && [ ! -e /dev/neuron0 ]
 	t $? "rmmod neuron, insmod again: no device"
+	[ $fails -eq 0 ]
+	exit
+fi
+if [ "$1" = killed ]; then
+	# The model was killed (neuron_pci_unplug's kill_live): the device is
+	# still on the bus (QEMU keeps its config space) but reads all ones, so
+	# the driver let go of it and no probe takes it again.
+	echo "1..2"
+	dev=$(grep -lx 0x1d0f /sys/bus/pci/devices/*/vendor | head -n1)
+	dev=$(basename "$(dirname "$dev")")
+	[ -n "$dev" ] && [ ! -e "/sys/bus/pci/drivers/neuron/$dev" ] && [ ! -e /dev/neuron0 ]
+	t $? "the dead device $dev is there, unbound, no /dev/neuron0"
+	rmmod neuron && insmod /neuron.ko pci_engines=1 && sleep 1 && [ ! -e /dev/neuron0 ] &&
+		[ ! -e "/sys/bus/pci/drivers/neuron/$dev" ]
+	t $? "rmmod neuron, insmod again: the probe does not take it"
 	[ $fails -eq 0 ]
 	exit
 fi

@@ -2,6 +2,7 @@
 /* Control commands: see ctl.h and docs/devmodel.md. */
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,7 +88,7 @@ static const char help[] =
 	"  not-ready MS|forever   ecc INDEX VALUE   intx   vanish on|off\n"
 	"  nq nc|topsp|sdma INDEX SLOT\n"
 	"  notify nc|topsp|sdma INDEX SLOT TYPE CODE DATA\n"
-	"  quit\n";
+	"  quit   die\n";
 
 static void stats(struct dev *d, struct out *o)
 {
@@ -148,6 +149,14 @@ static bool run(struct dev *d, char **a, int n, struct out *o)
 		stats(d, o);
 	} else if (!strcmp(a[0], "quit") && n == 1) {
 		return true;
+	} else if (!strcmp(a[0], "die") && n == 1) {
+		/*
+		 * Surprise removal for real: the process ends at once, as under
+		 * kill -9, with no answer and nothing closed in order (the
+		 * kernel closes the sockets). Its status is 137 (128 + SIGKILL).
+		 */
+		log_info("control: die: SIGKILL to itself");
+		raise(SIGKILL);
 	} else if ((!strcmp(a[0], "engine-hang") && (n == 2 || n == 3)) ||
 		   (!strcmp(a[0], "engine-slow") && n == 3) ||
 		   (!strcmp(a[0], "desc-error") && n == 2) ||

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The control protocol parser. */
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "client.h"
 #include "ctl.h"
@@ -54,6 +57,27 @@ static void commands(void)
 	dev_destroy(d);
 }
 
+/* `die` ends the process by SIGKILL, with no answer (in a child here). */
+static void die(void)
+{
+	struct dev *d = t_dev("trn1", false);
+	char out[CTL_OUT_MAX];
+	int status = 0;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	CHECK(pid >= 0);
+	if (!pid) {
+		ctl_exec(d, "die", out, sizeof(out));
+		_exit(0);
+	}
+	CHECK(waitpid(pid, &status, 0) == pid);
+	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	CHECK(err(d, "die now", out));
+	dev_destroy(d);
+}
+
 static void bad_commands(void)
 {
 	struct dev *d = t_dev("trn1", false);
@@ -90,5 +114,6 @@ static void bad_commands(void)
 const struct test ctl_tests[] = {
 	{ "ctl.commands", commands },
 	{ "ctl.bad_commands", bad_commands },
+	{ "ctl.die", die },
 	{ NULL, NULL },
 };

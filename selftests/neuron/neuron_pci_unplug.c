@@ -46,6 +46,16 @@
  *  - vanish_race_unbind: the driver's own unbinding against an unbind
  *    through sysfs, 6 rounds: the read that notices ends with ENODEV, the
  *    device is unbound once, without a splat, and binds again.
+ * And the model killed for real (its `die`), only with NEURON_DEVMODEL_KILL
+ * (the pci tier's kill VM, scripts/vm-pci.sh NEURON_VM_MODEL_KILL=1), where
+ * every other test skips:
+ *  - kill_idle: a file with NC 0 reserved and device memory mapped,
+ *    nothing in flight; after the kill QEMU gives all ones for the
+ *    device's reads: the device stays bound until a semaphore read, which
+ *    ends with ENODEV; DEV_LOST, the driver lets go (the pci_dev stays),
+ *    the mapping raises SIGBUS, calls fail with ENODEV; a bind then fails
+ *    with ENODEV at once, with one line ("routing id reads all ones").
+ *    The model's status, 137, is judged on the host.
  * Skips (exit 4) without NEURON_DEVMODEL_CTL (the simulator; on silicon a
  * test does not remove the host's device), or when the device under test
  * is not a PCI device.
@@ -86,14 +96,22 @@ static int copy_engine(const struct neuron_device_info *info)
 	return -1;
 }
 
-/* Why this VM cannot run the tests (see the header), or NULL. */
-static const char *skip_reason(void)
+/* Why this VM cannot run a test that removes the device, or NULL. */
+static const char *removal_skip_reason(void)
 {
 	if (!neuron_env_devmodel_ctl())
 		return "no NEURON_DEVMODEL_CTL: only the pci tier's VMs remove a device";
 	if (neuron_mode() != NEURON_MODE_DEVICE)
 		return neuron_mode_skip_reason();
 	return NULL;
+}
+
+/* Why this VM cannot run the tests but kill_idle (see the header), or NULL. */
+static const char *skip_reason(void)
+{
+	if (neuron_env_devmodel_kill())
+		return "the kill VM runs kill_idle alone (the model is dead after it)";
+	return removal_skip_reason();
 }
 
 /* ---- waiters ---- */
@@ -294,6 +312,20 @@ static int wait_bound(const char *bdf, bool want, int ms)
 	return bound(bdf) == want ? 0 : -ETIMEDOUT;
 }
 
+/*
+ * Wait up to @ms for the node @path to go: 0, -ETIMEDOUT. (The driver core
+ * removes the "driver" link before it calls the driver's remove, which
+ * removes the node and zaps the mappings: unbound is not yet removed.)
+ */
+static int wait_node_gone(const char *path, int ms)
+{
+	__s64 end = neuron_now_ns() + ms * 1000000LL;
+
+	while (!access(path, F_OK) && neuron_now_ns() < end)
+		neuron_sleep_ms(20);
+	return access(path, F_OK) ? 0 : -ETIMEDOUT;
+}
+
 /* A copy into new device memory and back: 0 if the bytes come back. */
 static int round_trip(int fd, unsigned int seed)
 {
@@ -369,6 +401,81 @@ static const char *vanish_setup(struct __test_metadata *_metadata, struct neuron
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 
+/*
+ * The model killed (its `die`: SIGKILL to itself) under a file that holds
+ * reserved NC 0 and device memory mapped, nothing in flight: QEMU keeps the
+ * device on the bus and gives all ones for its reads, as the model's
+ * `vanish` does, so the driver notices at the next read; then no bind
+ * takes the dead device. (With reads in flight at the kill, QEMU 11.1.3
+ * aborts: docs/devmodel.md, "Hot removal".)
+ */
+TEST(kill_idle)
+{
+	struct scene sc = { .node.fd = -1 };
+	int lost, gone, ret;
+	struct nl_event e;
+	__s64 t0, t1;
+	size_t i;
+
+	if (removal_skip_reason())
+		SKIP(return, "%s", removal_skip_reason());
+	if (!neuron_env_devmodel_kill())
+		SKIP(return, "no NEURON_DEVMODEL_KILL: only the kill VM kills the model");
+	neuron_setup_node(_metadata, &sc.node, NULL, 0);
+	if (neuron_pci_name(sc.node.minor, sc.bdf, sizeof(sc.bdf)))
+		SKIP(return, "%s is not a PCI device", sc.node.path);
+	fprintf(stderr, "# device %s\n", sc.bdf);
+	sc.minor = sc.node.minor;
+	ASSERT_EQ(0, neuron_query_info(sc.node.fd, &sc.info, NULL));
+	ASSERT_NE(0ULL, sc.info.caps & NEURON_CAP_SEM);
+	sc.sem = true;
+	ASSERT_EQ(0, neuron_reserve(sc.node.fd, 1));
+	ret = nl_setup(&sc.ev, true);
+	ASSERT_EQ(0, ret) TH_LOG("netlink events: %s", strerror(-ret));
+	ASSERT_EQ(0, neuron_alloc(sc.node.fd, NEURON_MEM_DEVICE, MEM_SIZE, 0, &sc.h, &sc.off));
+	sc.p = mmap(NULL, MEM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, sc.node.fd, sc.off);
+	ASSERT_NE(MAP_FAILED, sc.p) TH_LOG("mmap: %s", strerror(errno));
+	fill(sc.p, MEM_SIZE, 1);
+	for (i = 0; i < MEM_SIZE && sc.p[i] == (unsigned char)(i * 7 + 13 + (i >> 8)); i++)
+		;
+	EXPECT_EQ((size_t)MEM_SIZE, i);
+	lost = neuron_kmsg_count("device lost (semaphore)");
+	ASSERT_LE(0, lost) TH_LOG("/dev/kmsg: %s", strerror(errno));
+	gone = neuron_kmsg_count("routing id reads all ones");
+
+	ret = neuron_devmodel_die(1000);
+	ASSERT_EQ(0, ret) TH_LOG("die: %s", strerror(-ret));
+	neuron_sleep_ms(IDLE_MS);
+	EXPECT_TRUE(bound(sc.bdf)) TH_LOG("unbound with nothing reading the device");
+
+	t0 = neuron_now_ns();
+	ret = neuron_sem(sc.node.fd, 0, NEURON_SEM_KIND_SEMAPHORE, 3, NEURON_SEM_READ, 0, 0,
+			 NULL);
+	EXPECT_EQ(-ENODEV, ret) TH_LOG("the semaphore read: %s", strerror(-ret));
+	t1 = neuron_now_ns();
+	ret = event_wait_ms(&sc.ev, LOST_MS, NEURON_EVENT_DEV_LOST, sc.minor, -1, &e);
+	EXPECT_EQ(0, ret) TH_LOG("no DEV_LOST event: %s", strerror(-ret));
+	ASSERT_EQ(0, wait_bound(sc.bdf, false, LOST_MS)) TH_LOG("%s still bound", sc.bdf);
+	fprintf(stderr, "# the read ended after %lld ms, unbound by %lld ms\n",
+		(t1 - t0) / 1000000, (neuron_now_ns() - t0) / 1000000);
+	EXPECT_TRUE(pci_dev_present(sc.bdf)) TH_LOG("the pci_dev went too");
+	EXPECT_EQ(0, wait_node_gone(sc.node.path, LOST_MS)) TH_LOG("%s still there", sc.node.path);
+	EXPECT_EQ(lost + 1, neuron_kmsg_count("device lost (semaphore)"));
+	scene_gone(_metadata, &sc);
+	scene_end(_metadata, &sc);
+
+	/* A bind probes a device that reads all ones: ENODEV at once, one line. */
+	t0 = neuron_now_ns();
+	ret = neuron_sysfs_write("/sys/bus/pci/drivers/neuron/bind", sc.bdf);
+	t1 = neuron_now_ns();
+	EXPECT_EQ(-ENODEV, ret) TH_LOG("bind %s: %s", sc.bdf, strerror(-ret));
+	EXPECT_LT(t1 - t0, 5000000000LL);
+	EXPECT_FALSE(bound(sc.bdf));
+	EXPECT_NE(0, access(sc.node.path, F_OK));
+	EXPECT_EQ(gone + 1, neuron_kmsg_count("routing id reads all ones"));
+	fprintf(stderr, "# the bind failed after %lld ms\n", (t1 - t0) / 1000000);
+}
+
 TEST(vanish_live)
 {
 	struct scene sc = { .node.fd = -1 };
@@ -405,7 +512,7 @@ TEST(vanish_live)
 		sc.sem ? (sc.ws.ended - t0) / 1000000 : -1LL, (sc.wc.ended - t0) / 1000000,
 		(t_lost - t0) / 1000000, (t_unbound - t0) / 1000000);
 	EXPECT_TRUE(pci_dev_present(sc.bdf)) TH_LOG("the pci_dev went too");
-	EXPECT_NE(0, access(sc.node.path, F_OK)) TH_LOG("%s still there", sc.node.path);
+	EXPECT_EQ(0, wait_node_gone(sc.node.path, LOST_MS)) TH_LOG("%s still there", sc.node.path);
 	/* One line, whichever read noticed first. */
 	EXPECT_EQ(lost + 1, neuron_kmsg_count("device lost ("));
 	scene_gone(_metadata, &sc);

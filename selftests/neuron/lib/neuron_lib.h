@@ -84,6 +84,17 @@ const char *neuron_env_devmodel_qmp(void);
  * without the event, or another -errno of the line.
  */
 int neuron_qmp_device_del(const char *id, int ms);
+/*
+ * NEURON_DEVMODEL_KILL is set (the pci tier's kill VM, scripts/vm-pci.sh
+ * NEURON_VM_MODEL_KILL=1): a test may kill the device model.
+ */
+bool neuron_env_devmodel_kill(void);
+/*
+ * The model's `die`: it kills itself (SIGKILL) without an answer. 0 when
+ * no answer came within @ms, -EPROTO when one did (it is alive), -ENODEV
+ * without a channel, or another -errno of the channel.
+ */
+int neuron_devmodel_die(int ms);
 
 /* ---- sysfs ---- */
 

@@ -139,6 +139,39 @@ int neuron_devmodel_cmd(const char *cmd)
 	return err;
 }
 
+bool neuron_env_devmodel_kill(void)
+{
+	const char *kill = getenv("NEURON_DEVMODEL_KILL");
+
+	return kill && !strcmp(kill, "1");
+}
+
+int neuron_devmodel_die(int ms)
+{
+	const char *ctl = neuron_env_devmodel_ctl();
+	char line[256];
+	int fd, err;
+
+	if (!ctl)
+		return -ENODEV;
+	fd = serial_open(ctl);
+	if (fd < 0)
+		return fd;
+	tcflush(fd, TCIFLUSH);
+	err = dprintf(fd, "die\n") < 0 ? -errno : 0;
+	if (!err) {
+		err = devmodel_line(fd, line, sizeof(line), ms);
+		if (!err) {
+			fprintf(stderr, "# model: die: answered %s\n", line);
+			err = -EPROTO;
+		} else if (err == -ETIMEDOUT) {
+			err = 0;
+		}
+	}
+	close(fd);
+	return err;
+}
+
 const char *neuron_env_devmodel_qmp(void)
 {
 	const char *qmp = getenv("NEURON_DEVMODEL_QMP");

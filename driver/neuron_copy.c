@@ -350,6 +350,11 @@ static int neuron_copy_user_sync(struct neuron_file *nf, struct neuron_mem *mem,
 		else
 			seg.dst.addr += done;
 		ret = neuron_dma_submit(q, req, &seg);
+		/* Failed before a packet: never queued, it would never end. */
+		if (ret && !neuron_job_queued(&req->job)) {
+			neuron_job_put(&req->job);
+			req = NULL;
+		}
 		if (prev) {
 			ret2 = neuron_job_wait(&prev->job, KTIME_MAX, false);
 			neuron_job_put(&prev->job);

@@ -92,6 +92,15 @@ static inline struct neuron_job *neuron_job_get(struct neuron_job *job)
 	return job;
 }
 
+/*
+ * True once @job is queued (neuron_job_queued_locked() gave it its seqno, from
+ * 1): only a queued job ends. Read by its submitter after the submission.
+ */
+static inline bool neuron_job_queued(const struct neuron_job *job)
+{
+	return job->fence.seqno;
+}
+
 /* True once @job ended; its fence's error is then final. */
 static inline bool neuron_job_done(struct neuron_job *job)
 {

@@ -46,6 +46,20 @@
  *  - vanish_race_unbind: the driver's own unbinding against an unbind
  *    through sysfs, 6 rounds: the read that notices ends with ENODEV, the
  *    device is unbound once, without a splat, and binds again.
+ * And last (the device back from rescan_back; they skip in the hotplug VM,
+ * where device_del deleted it), the device that vanishes while the driver
+ * waits for its firmware:
+ *  - vanish_probe_ready, _reset: during the probe's wait for readiness
+ *    (the model's `not-ready forever`) or for the firmware to take the
+ *    probe's device reset (`reset-delay`): the bind fails with ENODEV
+ *    within 3 s, one kernel line for the device (the one naming the read),
+ *    no node, unbound, refcnt 0; then back as above;
+ *  - vanish_nc_reset: during an NC reset (a copy held by `engine-hang`
+ *    declared hung, failed with EIO; the firmware taking resets 60 s late)
+ *    with a second copy waiting for it: the reset ends within 3 s of
+ *    `vanish on` (NC_RESET), `device lost (reset request)`, DEV_LOST, the
+ *    waiting copy ends with ENODEV or EIO, the driver lets go, refcnt 0
+ *    once the file is closed; then back as above.
  * And the model killed for real (its `die`), only with NEURON_DEVMODEL_KILL
  * (the pci tier's kill VM, scripts/vm-pci.sh NEURON_VM_MODEL_KILL=1), where
  * every other test skips:
@@ -821,6 +835,257 @@ TEST(deleted_stays_gone)
 		}
 	closedir(dir);
 	EXPECT_EQ(0, found);
+}
+
+/* ---- surprise removal while the driver waits for the firmware ---- */
+
+/* The device vanishes this long after the wait began (the probe's, the reset's). */
+#define WAITING_MS	1000
+/* The wait then ends within this: its reads every 100 ms, a busy guest. */
+#define GONE_MS		3000
+/* The firmware's delay in taking a reset: far longer than any test. */
+#define RESET_HOLD_MS	60000
+/* job_timeout_ms of vanish_nc_reset: the hung copy starts the NC reset. */
+#define HANG_MS		1000
+
+/* A bind of @bdf through sysfs on its own thread: its result in @w. */
+struct binder {
+	struct waiter w;
+	const char *bdf;
+};
+
+static void *bind_fn(void *arg)
+{
+	struct binder *b = arg;
+
+	b->w.ret = neuron_sysfs_write("/sys/bus/pci/drivers/neuron/bind", b->bdf);
+	b->w.ended = neuron_now_ns();
+	__atomic_store_n(&b->w.done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* A copy of @src into @h of NC 0 on its own thread, to its end: its result in @w. */
+struct copier {
+	struct waiter w;
+	__u32 h;
+	unsigned char *src;
+};
+
+static void *copy_fn(void *arg)
+{
+	struct copier *c = arg;
+
+	c->w.ret = neuron_copy_op(c->w.fd, 0, 0, c->h, 0, c->src, NULL, MEM_SIZE, 0, NULL);
+	c->w.ended = neuron_now_ns();
+	__atomic_store_n(&c->w.done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * Why the cases after deleted_stays_gone cannot run, or NULL: in the
+ * hotplug VM device_del deleted the device from the machine.
+ */
+static const char *deleted_reason(void)
+{
+	if (neuron_env_devmodel_qmp())
+		return "device_del deleted the device from the machine (deleted_stays_gone)";
+	return NULL;
+}
+
+/* Nothing of the devices gone holds the module: its refcnt is 0. */
+static void expect_refcnt_0(struct __test_metadata *_metadata)
+{
+	char text[32];
+
+	ASSERT_EQ(0, neuron_read_text("/sys/module/neuron/refcnt", text, sizeof(text)));
+	EXPECT_EQ(0, strcmp(text, "0\n")) TH_LOG("refcnt %s", text);
+}
+
+/* Where vanish_probe_* vanish the device, and the probe's line then. */
+enum probe_at { PROBE_READY, PROBE_RESET };
+
+static const char *const probe_what[] = {
+	[PROBE_READY] = "routing id reads all ones: the device does not answer",
+	[PROBE_RESET] = "reset request and the routing id read all ones: the device does not",
+};
+
+/*
+ * The device vanishes while the driver's probe waits for it: for the
+ * firmware to be ready (the model's `not-ready forever`), or for it to take
+ * the device reset of the probe (`reset-delay`). The bind fails with ENODEV
+ * soon after (not after pci_ready_ms, 20 s, nor the reset's bound), with
+ * one kernel line for the device, the one naming that read; no node,
+ * unbound, nothing holds the module; then back as above.
+ */
+static void vanish_probe(struct __test_metadata *_metadata, enum probe_at at)
+{
+	struct neuron_device_info info;
+	struct neuron_node node = { .fd = -1 };
+	struct binder b = { 0 };
+	char bdf[64], prefix[96], cmd[64];
+	const char *why;
+	int lines, what;
+	pthread_t t;
+	__s64 t0;
+
+	if (deleted_reason())
+		SKIP(return, "%s", deleted_reason());
+	why = vanish_setup(_metadata, &node, &info, bdf, sizeof(bdf));
+	neuron_node_release(&node);
+	if (why)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, neuron_sysfs_write("/sys/bus/pci/drivers/neuron/unbind", bdf));
+	ASSERT_FALSE(bound(bdf));
+	if (at == PROBE_READY)
+		snprintf(cmd, sizeof(cmd), "not-ready forever");
+	else
+		snprintf(cmd, sizeof(cmd), "reset-delay %d", RESET_HOLD_MS);
+	ASSERT_EQ(0, neuron_devmodel_cmd(cmd));
+	snprintf(prefix, sizeof(prefix), "neuron %s: ", bdf);
+	lines = neuron_kmsg_count(prefix);
+	what = neuron_kmsg_count(probe_what[at]);
+	ASSERT_LE(0, lines) TH_LOG("/dev/kmsg: %s", strerror(errno));
+
+	b.bdf = bdf;
+	ASSERT_EQ(0, pthread_create(&t, NULL, bind_fn, &b));
+	neuron_sleep_ms(WAITING_MS);
+	EXPECT_FALSE(__atomic_load_n(&b.w.done, __ATOMIC_ACQUIRE))
+		TH_LOG("the bind did not wait (%s)", strerror(-b.w.ret));
+	t0 = neuron_now_ns();
+	ASSERT_EQ(0, neuron_devmodel_cmd("vanish on"));
+	ASSERT_EQ(0, join_ms(t, &b.w, LOST_MS)) TH_LOG("the bind goes on");
+	EXPECT_EQ(-ENODEV, b.w.ret) TH_LOG("the bind: %s", strerror(-b.w.ret));
+	fprintf(stderr, "# the bind failed %lld ms after vanish on\n", (b.w.ended - t0) / 1000000);
+	EXPECT_LE(b.w.ended, t0 + GONE_MS * 1000000LL);
+	EXPECT_FALSE(bound(bdf));
+	EXPECT_NE(0, access(neuron_env_device(), F_OK))
+		TH_LOG("%s is there", neuron_env_device());
+	EXPECT_EQ(what + 1, neuron_kmsg_count(probe_what[at]));
+	EXPECT_EQ(lines + 1, neuron_kmsg_count(prefix));
+	expect_refcnt_0(_metadata);
+
+	ASSERT_EQ(0, neuron_devmodel_cmd(at == PROBE_READY ? "not-ready 0" : "reset-delay 0"));
+	vanish_back(_metadata, bdf, true);
+}
+
+TEST(vanish_probe_ready)
+{
+	vanish_probe(_metadata, PROBE_READY);
+}
+
+TEST(vanish_probe_reset)
+{
+	vanish_probe(_metadata, PROBE_RESET);
+}
+
+/*
+ * The device vanishes during an NC reset: a copy held by `engine-hang`
+ * (job_timeout_ms HANG_MS) is declared hung, fails with EIO, and NC 0 is
+ * reset through the firmware, which takes resets RESET_HOLD_MS late
+ * (`reset-delay`); a second copy waits for the reset (the queue's
+ * submit_lock). Then `vanish on`: the reset ends within GONE_MS (its
+ * request reads all ones: not its timeout, nor the firmware's delay), NC
+ * reset ends (NC_RESET), the kernel line `device lost (reset request)`,
+ * DEV_LOST, the second copy ends with ENODEV or EIO (the queue stopped by
+ * the failed reset, if it runs before the unbind), the driver is unbound,
+ * nothing holds the module once the file is closed; then back as above.
+ */
+TEST(vanish_nc_reset)
+{
+	struct neuron_device_info info;
+	struct neuron_node node = { .fd = -1 };
+	struct copier c = { 0 };
+	struct waiter a = { 0 };
+	unsigned long long timeout;
+	char bdf[64], path[160], text[32], cmd[64];
+	__s64 t0, t_reset = 0, t_lost = 0, end;
+	long long resets;
+	pthread_t ta, tc;
+	const char *why;
+	struct nl_event e;
+	struct nl ev;
+	int lost, eng, ret;
+	__u32 h, minor;
+
+	if (deleted_reason())
+		SKIP(return, "%s", deleted_reason());
+	why = vanish_setup(_metadata, &node, &info, bdf, sizeof(bdf));
+	if (why) {
+		neuron_node_release(&node);
+		SKIP(return, "%s", why);
+	}
+	minor = node.minor;
+	eng = copy_engine(&info);
+	snprintf(path, sizeof(path), "/sys/class/neuron/neuron%u/nc0/resets", minor);
+	ASSERT_EQ(0, neuron_read_text(path, text, sizeof(text)));
+	resets = atoll(text);
+	lost = neuron_kmsg_count("device lost (reset request)");
+	ASSERT_LE(0, lost) TH_LOG("/dev/kmsg: %s", strerror(errno));
+	ret = nl_setup(&ev, true);
+	ASSERT_EQ(0, ret) TH_LOG("netlink events: %s", strerror(-ret));
+	c.src = malloc(MEM_SIZE);
+	ASSERT_NE(NULL, c.src);
+	fill(c.src, MEM_SIZE, 6);
+	ASSERT_EQ(0, neuron_alloc(node.fd, NEURON_MEM_DEVICE, MEM_SIZE, 0, &h, NULL));
+
+	/* The hung copy; its NC reset waits for the firmware. */
+	ASSERT_EQ(0, neuron_param_get("job_timeout_ms", &timeout));
+	ASSERT_EQ(0, neuron_param_set("job_timeout_ms", HANG_MS));
+	snprintf(cmd, sizeof(cmd), "reset-delay %d", RESET_HOLD_MS);
+	ASSERT_EQ(0, neuron_devmodel_cmd(cmd));
+	snprintf(cmd, sizeof(cmd), "engine-hang %d on", eng);
+	ASSERT_EQ(0, neuron_devmodel_cmd(cmd));
+	ASSERT_EQ(0, neuron_copy_op(node.fd, 0, 0, h, 0, c.src, NULL, MEM_SIZE,
+				    NEURON_COPY_ASYNC, &a.seqno));
+	a.fd = node.fd;
+	ASSERT_EQ(0, pthread_create(&ta, NULL, wait_fn, &a));
+	ASSERT_EQ(0, join_ms(ta, &a, LOST_MS)) TH_LOG("the hung copy goes on");
+	EXPECT_EQ(-EIO, a.ret) TH_LOG("the hung copy: %s", strerror(-a.ret));
+	ASSERT_EQ(0, neuron_read_text(path, text, sizeof(text)));
+	ASSERT_EQ(resets + 1, atoll(text)) TH_LOG("no NC reset");
+	c.w.fd = node.fd;
+	c.h = h;
+	ASSERT_EQ(0, pthread_create(&tc, NULL, copy_fn, &c));
+	neuron_sleep_ms(WAITING_MS);
+	/* In flight: its NC_RESET comes at its end. */
+	EXPECT_EQ(-ETIMEDOUT, event_wait_ms(&ev, 10, NEURON_EVENT_NC_RESET, minor, 0, &e))
+		TH_LOG("the NC reset is over");
+	EXPECT_FALSE(__atomic_load_n(&c.w.done, __ATOMIC_ACQUIRE))
+		TH_LOG("the copy did not wait for the reset (%s)", strerror(-c.w.ret));
+
+	t0 = neuron_now_ns();
+	ASSERT_EQ(0, neuron_devmodel_cmd("vanish on"));
+	end = t0 + LOST_MS * 1000000LL;
+	while ((!t_reset || !t_lost) && neuron_now_ns() < end &&
+	       !event_wait_ms(&ev, (int)((end - neuron_now_ns()) / 1000000) + 1, 0, minor, -1,
+			      &e)) {
+		if (e.type == NEURON_EVENT_NC_RESET && e.nc == 0)
+			t_reset = neuron_now_ns();
+		if (e.type == NEURON_EVENT_DEV_LOST)
+			t_lost = neuron_now_ns();
+	}
+	ASSERT_NE(0, t_reset) TH_LOG("the NC reset goes on");
+	EXPECT_NE(0, t_lost) TH_LOG("no DEV_LOST event");
+	EXPECT_LE(t_reset, t0 + GONE_MS * 1000000LL);
+	ASSERT_EQ(0, join_ms(tc, &c.w, LOST_MS)) TH_LOG("the second copy goes on");
+	EXPECT_TRUE(c.w.ret == -ENODEV || c.w.ret == -EIO)
+		TH_LOG("the second copy: %s", strerror(-c.w.ret));
+	ASSERT_EQ(0, wait_bound(bdf, false, LOST_MS)) TH_LOG("%s still bound", bdf);
+	fprintf(stderr, "# NC reset over by %lld ms, DEV_LOST by %lld ms, copy: %s by %lld ms\n",
+		(t_reset - t0) / 1000000, t_lost ? (t_lost - t0) / 1000000 : -1LL,
+		strerror(-c.w.ret), (c.w.ended - t0) / 1000000);
+	EXPECT_EQ(lost + 1, neuron_kmsg_count("device lost (reset request)"));
+	EXPECT_EQ(-ENODEV, neuron_query_info(node.fd, &info, NULL));
+	neuron_node_release(&node);
+	nl_close(&ev);
+	free(c.src);
+	expect_refcnt_0(_metadata);
+
+	snprintf(cmd, sizeof(cmd), "engine-hang %d off", eng);
+	EXPECT_EQ(0, neuron_devmodel_cmd(cmd));
+	EXPECT_EQ(0, neuron_devmodel_cmd("reset-delay 0"));
+	neuron_param_set("job_timeout_ms", timeout);
+	vanish_back(_metadata, bdf, true);
 }
 
 #pragma GCC diagnostic pop

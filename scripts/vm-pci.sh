@@ -101,8 +101,9 @@ vm_run "$log" "${qemu[@]}" || rc=$?
 for _ in $(seq 50); do kill -0 $mpid 2>/dev/null || break; sleep 0.1; done
 kill -TERM $mpid 2>/dev/null || true
 mrc=0
-# (braces: bash's "Killed" line of the killed model is no error here)
-{ wait $mpid || mrc=$?; } 2>/dev/null
+# (after a `die`, bash writes a "Killed" line for the model on stderr,
+# into the VM's verdict.txt; the status line below is what is judged)
+wait $mpid || mrc=$?
 if [ "${NEURON_VM_MODEL_KILL:-0}" = 1 ]; then
 	echo "### NEURON DEVMODEL killed: exit status $mrc (137 expected) ###" >>"$log"
 	[ "$mrc" = 137 ] && mrc=0 || mrc=1

@@ -525,6 +525,22 @@ static void neuron_pci_coherent_free(struct neuron_device *nd, size_t size,
 }
 
 /*
+ * One step of a wait for the device, inside the removal guard (the
+ * mailbox's answer, a reset): -ENODEV once the
+ * device is being removed or is lost, -EINTR on a fatal signal if
+ * @killable, else 0 after a sleep of 1-2 ms.
+ */
+static int neuron_pci_wait_step(struct neuron_pci *np, bool killable)
+{
+	if (neuron_dev_unplugged(np->nd) || neuron_pci_is_lost(np))
+		return -ENODEV;
+	if (killable && fatal_signal_pending(current))
+		return -EINTR;
+	usleep_range(1000, 2000);
+	return 0;
+}
+
+/*
  * ---- the firmware's mailbox (docs/hw-facts.md, "The firmware mailbox") ----
  *
  * A request is a header and a payload in a host buffer, the answer comes
@@ -624,6 +640,7 @@ static int neuron_pci_mbox_attempt(struct neuron_pci *np, u8 seq, u8 *status)
 	struct neuron_mbox_resp *resp = (struct neuron_mbox_resp *)np->mbox_resp;
 	u64 misc = np->nd->hal->arch->silicon->misc_ram;
 	unsigned long end, alive;
+	int ret;
 
 	ndhal_wr(&np->io, misc + NDHAL_MISC_REQ_HI, upper_32_bits(np->mbox_req_iova));
 	ndhal_wr(&np->io, misc + NDHAL_MISC_REQ_LO, lower_32_bits(np->mbox_req_iova));
@@ -641,18 +658,16 @@ static int neuron_pci_mbox_attempt(struct neuron_pci *np, u8 seq, u8 *status)
 			*status = resp->status;
 			return 0;
 		}
-		if (neuron_dev_unplugged(np->nd) || neuron_pci_is_lost(np))
-			return -ENODEV;
 		if (time_after(jiffies, alive)) {
 			if (neuron_pci_gone(np, U32_MAX, "mailbox wait"))
 				return -ENODEV;
 			alive = jiffies + msecs_to_jiffies(NEURON_PCI_ALIVE_MS);
 		}
-		if (fatal_signal_pending(current))
-			return -EINTR;
+		ret = neuron_pci_wait_step(np, true);
+		if (ret)
+			return ret;
 		if (time_after(jiffies, end))
 			return -ETIMEDOUT;
-		usleep_range(1000, 2000);
 	}
 }
 
@@ -796,14 +811,12 @@ static int neuron_pci_fw_info(struct neuron_device *nd, struct ndhal_fw_info *in
 static int neuron_pci_reset_sleep(struct neuron_pci *np, unsigned int ms)
 {
 	unsigned long end = jiffies + msecs_to_jiffies(ms);
+	int ret;
 
-	for (;;) {
-		if (neuron_dev_unplugged(np->nd) || neuron_pci_is_lost(np))
-			return -ENODEV;
-		if (!time_before(jiffies, end))
-			return 0;
-		usleep_range(1000, 2000);
-	}
+	do {
+		ret = neuron_pci_wait_step(np, false);
+	} while (!ret && time_before(jiffies, end));
+	return ret;
 }
 
 static void neuron_pci_reset_send(struct neuron_pci *np, u32 req, u32 map)

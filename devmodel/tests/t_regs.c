@@ -335,6 +335,14 @@ static void tpb_reset_v3(void)
 	dev_destroy(d);
 }
 
+/* A v3 TPB reset request of @map: the map, the request, the doorbell. */
+static void tpb_request(struct dev *d, uint32_t map)
+{
+	wr(d, MISC2 + 0x1D8, map);
+	wr(d, MISC2 + 0x1EC, 2);
+	wr(d, MISC2 + 0x800, 1);
+}
+
 /* The counters a driver's coalescing is checked with: requests rung, TPB
  * resets taken, the NCs they reset; an engine's resets and the set-up
  * writes since its last one (engine-status). */
@@ -350,9 +358,7 @@ static void reset_counters_v3(void)
 	ctl_exec(d, "engine-status 128", out, sizeof(out));
 	CHECK(strstr(out, " fw_resets 0 setup_writes 1\n"));
 	/* NC 0 alone: the shared engine is kept */
-	wr(d, m + 0x1D8, 0x00010101);
-	wr(d, m + 0x1EC, 2);
-	wr(d, m + 0x800, 1);
+	tpb_request(d, 0x00010101);
 	CHECK_EQ(rd(d, m + 0x1EC), 0);
 	ctl_exec(d, "engine-status 128", out, sizeof(out));
 	CHECK(strstr(out, " fw_resets 0 setup_writes 1\n"));
@@ -361,12 +367,8 @@ static void reset_counters_v3(void)
 	CHECK_EQ(atomic_load(&d->st.tpb_reset_ncs), 1);
 	/* NC 1 then NC 2 rung while NC 1's is pending: one reset of both */
 	ctl_exec(d, "reset-delay 100", out, sizeof(out));
-	wr(d, m + 0x1D8, 0x00020202);
-	wr(d, m + 0x1EC, 2);
-	wr(d, m + 0x800, 1);
-	wr(d, m + 0x1D8, 0x00040404);
-	wr(d, m + 0x1EC, 2);
-	wr(d, m + 0x800, 1);
+	tpb_request(d, 0x00020202);
+	tpb_request(d, 0x00040404);
 	t0 = now_ms();
 	while (rd(d, m + 0x1EC) && now_ms() - t0 < 3000)
 		sleep_us(5000);
@@ -379,9 +381,7 @@ static void reset_counters_v3(void)
 	CHECK(strstr(out, " fw_resets 0 setup_writes 1\n"));	/* NC 0 not in it */
 	/* NC 0 and 1 in one map: the shared engine is reset, its set-up gone */
 	ctl_exec(d, "reset-delay 0", out, sizeof(out));
-	wr(d, m + 0x1D8, 0x00030303);
-	wr(d, m + 0x1EC, 2);
-	wr(d, m + 0x800, 1);
+	tpb_request(d, 0x00030303);
 	CHECK_EQ(rd(d, m + 0x1EC), 0);
 	ctl_exec(d, "engine-status 128", out, sizeof(out));
 	CHECK(strstr(out, " fw_resets 1 setup_writes 0\n"));

@@ -81,6 +81,12 @@ MODULE_PARM_DESC(pci_reset_timeout_ms,
  * @mbox_req_iova: its device address.
  * @mbox_resp: the response buffer (coherent).
  * @mbox_resp_iova: its device address.
+ * @reset_lock: guards @reset_list, @reset_busy and the waiters' results
+ *	(neuron_pci_fw_reset()).
+ * @reset_list: the reset requests waiting to be sent
+ *	(struct neuron_pci_reset_wait), oldest first.
+ * @reset_busy: a request is on its way to the firmware: its sender leads it
+ *	and the requests of @reset_list wait for it.
  * @flags: NEURON_PCI_LIVE once the backend's init is done (set once; the
  *	device goes out right after), NEURON_PCI_LOST once it no longer
  *	answers (neuron_pci_lost()).
@@ -101,6 +107,9 @@ struct neuron_pci {
 	u64 mbox_req_iova;
 	u8 *mbox_resp;
 	u64 mbox_resp_iova;
+	spinlock_t reset_lock; /* see @reset_lock above */
+	struct list_head reset_list;
+	bool reset_busy;
 	unsigned long flags;
 	struct neuron_pci_lost *lost;
 };
@@ -525,6 +534,22 @@ static void neuron_pci_coherent_free(struct neuron_device *nd, size_t size,
 }
 
 /*
+ * One step of a wait for the device, inside the removal guard (the
+ * mailbox's answer, a reset, another caller's reset): -ENODEV once the
+ * device is being removed or is lost, -EINTR on a fatal signal if
+ * @killable, else 0 after a sleep of 1-2 ms.
+ */
+static int neuron_pci_wait_step(struct neuron_pci *np, bool killable)
+{
+	if (neuron_dev_unplugged(np->nd) || neuron_pci_is_lost(np))
+		return -ENODEV;
+	if (killable && fatal_signal_pending(current))
+		return -EINTR;
+	usleep_range(1000, 2000);
+	return 0;
+}
+
+/*
  * ---- the firmware's mailbox (docs/hw-facts.md, "The firmware mailbox") ----
  *
  * A request is a header and a payload in a host buffer, the answer comes
@@ -624,6 +649,7 @@ static int neuron_pci_mbox_attempt(struct neuron_pci *np, u8 seq, u8 *status)
 	struct neuron_mbox_resp *resp = (struct neuron_mbox_resp *)np->mbox_resp;
 	u64 misc = np->nd->hal->arch->silicon->misc_ram;
 	unsigned long end, alive;
+	int ret;
 
 	ndhal_wr(&np->io, misc + NDHAL_MISC_REQ_HI, upper_32_bits(np->mbox_req_iova));
 	ndhal_wr(&np->io, misc + NDHAL_MISC_REQ_LO, lower_32_bits(np->mbox_req_iova));
@@ -641,18 +667,16 @@ static int neuron_pci_mbox_attempt(struct neuron_pci *np, u8 seq, u8 *status)
 			*status = resp->status;
 			return 0;
 		}
-		if (neuron_dev_unplugged(np->nd) || neuron_pci_is_lost(np))
-			return -ENODEV;
 		if (time_after(jiffies, alive)) {
 			if (neuron_pci_gone(np, U32_MAX, "mailbox wait"))
 				return -ENODEV;
 			alive = jiffies + msecs_to_jiffies(NEURON_PCI_ALIVE_MS);
 		}
-		if (fatal_signal_pending(current))
-			return -EINTR;
+		ret = neuron_pci_wait_step(np, true);
+		if (ret)
+			return ret;
 		if (time_after(jiffies, end))
 			return -ETIMEDOUT;
-		usleep_range(1000, 2000);
 	}
 }
 
@@ -776,34 +800,74 @@ static int neuron_pci_fw_info(struct neuron_device *nd, struct ndhal_fw_info *in
  * into misc RAM, then the doorbell. The firmware has taken it when the
  * request register reads 0: it is read every 100 ms, the request is sent
  * again each 10 s (TPB) or 30 s (device) it is not taken, and the reset
- * fails after pci_reset_timeout_ms (the arch's bound by default) with
- * -ETIMEDOUT and one ratelimited line; the request is then withdrawn
- * (written 0 [inferred]: the doorbell would otherwise take the next
- * mailbox request for a reset). Once taken, the reset is done when bit 3
- * of the firmware status is clear, read up to 5 times 0, 100, 200, 300
- * and 400 ms apart; else -EIO. It runs inside the removal guard (the DMA
- * layer's reset): every sleep is 1-2 ms steps that look for removal
- * (-ENODEV at once); a device that reads all ones there is lost
- * (neuron_pci_gone(): -ENODEV at once). Resets of several NCs take turns on mbox_lock, with
- * the mailbox: one request at a time, none merged.
+ * fails after pci_reset_timeout_ms (the arch's bound by default, counted
+ * from the first sending of the request that carries it) with -ETIMEDOUT
+ * and one ratelimited line; the request is then withdrawn (written 0
+ * [inferred]: the doorbell would otherwise take the next mailbox request
+ * for a reset). Once taken, the reset is done when bit 3 of the firmware
+ * status is clear, read up to 5 times 0, 100, 200, 300 and 400 ms apart;
+ * else -EIO. After a TPB reset the host-copy engine of each reset NC is
+ * set up again as at probe, before anyone is told: on v3 an engine that
+ * two NCs share only when the request reset both (the facts; the firmware
+ * resets such an engine only then [inferred, as the device model does],
+ * and a set-up while the other NC's queue runs would stop that queue). A
+ * device reset sets none up: it only comes at probe, which sets every
+ * engine up next. The NCs' own engines are not the driver's.
+ *
+ * Requests that come while another is on its way are coalesced (the
+ * facts, step 6): they wait in reset_list, and once the firmware is done
+ * with the one in flight the first of them sends one request for all the
+ * TPB resets waiting, with the OR of their maps; each of them gets that
+ * request's result. A device reset is never merged with TPB resets, either
+ * way: folded into a TPB request it would be lost (the request register
+ * holds one kind), and TPB resets folded into it would be answered by a
+ * reset of every NC, whose queues the driver may be running and did not
+ * stop, after which no engine is set up (the probe does that). A device
+ * reset comes at probe only, before any queue runs, so the two do not
+ * meet today; the rule keeps them apart if they ever do. Device resets
+ * waiting together are one request (the same meaning). The oldest request
+ * waiting says which kind goes next. The sender holds mbox_lock while its
+ * request is out: the mailbox waits meanwhile.
+ *
+ * It runs inside the removal guard (the DMA layer's reset, the probe):
+ * every sleep is 1-2 ms steps that look for removal (-ENODEV at once); a
+ * device that reads all ones there is lost (neuron_pci_gone(): -ENODEV at
+ * once). A caller waiting for another's request also stops at a fatal
+ * signal (-EINTR), as a mailbox caller waiting for mbox_lock does; the
+ * sender itself sees its request through, for the others.
  */
 
 #define NEURON_PCI_RESET_POLL_MS	100
 #define NEURON_PCI_RESET_RESEND_TPB_MS	10000
 #define NEURON_PCI_RESET_RESEND_DEV_MS	30000
 
+/**
+ * struct neuron_pci_reset_wait - one caller of neuron_pci_fw_reset()
+ * @node: in np->reset_list while it waits to be sent, then in its sender's
+ *	batch while that is out; unlinked once @done.
+ * @req: NDHAL_RESET_TPB or NDHAL_RESET_DEVICE.
+ * @map: the TPB map.
+ * @ret: the result of the request that carried it.
+ * @done: @ret holds (set under reset_lock).
+ */
+struct neuron_pci_reset_wait {
+	struct list_head node;
+	u32 req;
+	u32 map;
+	int ret;
+	bool done;
+};
+
 /* Sleep @ms in 1-2 ms steps; -ENODEV as soon as the device is removed or lost. */
 static int neuron_pci_reset_sleep(struct neuron_pci *np, unsigned int ms)
 {
 	unsigned long end = jiffies + msecs_to_jiffies(ms);
+	int ret;
 
-	for (;;) {
-		if (neuron_dev_unplugged(np->nd) || neuron_pci_is_lost(np))
-			return -ENODEV;
-		if (!time_before(jiffies, end))
-			return 0;
-		usleep_range(1000, 2000);
-	}
+	do {
+		ret = neuron_pci_wait_step(np, false);
+	} while (!ret && time_before(jiffies, end));
+	return ret;
 }
 
 static void neuron_pci_reset_send(struct neuron_pci *np, u32 req, u32 map)
@@ -819,8 +883,8 @@ static void neuron_pci_reset_send(struct neuron_pci *np, u32 req, u32 map)
 	ndhal_wr(&np->io, misc + NDHAL_MISC_DOORBELL, 1);
 }
 
-/* Ask the firmware for reset @req (map @map) and wait for it: see above. */
-static int neuron_pci_fw_reset(struct neuron_pci *np, u32 req, u32 map)
+/* One request to the firmware, and the wait for it: see above. */
+static int neuron_pci_reset_request(struct neuron_pci *np, u32 req, u32 map)
 {
 	static const u16 done_ms[] = { 0, 100, 200, 300, 400 };
 	const struct ndhal_silicon *si = np->nd->hal->arch->silicon;
@@ -887,28 +951,115 @@ out:
 }
 
 /*
- * NC @nc through a TPB reset, then the engine of its copy queue set up
- * again as at probe, unless another NC shares it (v3): the firmware resets
- * a shared engine only with both its NCs, and the other's queue runs on.
- * The NC's own engines are not the driver's (neither at probe).
+ * After a TPB reset of @map: the host-copy engine of each NC whose whole
+ * map is in @map set up again, if every NC that shares it is in @map too
+ * (see above), once.
  */
-static int neuron_pci_nc_reset(struct neuron_device *nd, u32 nc)
+static int neuron_pci_reset_engines(struct neuron_pci *np, u32 map)
 {
-	const struct ndhal_arch *arch = nd->hal->arch;
-	struct neuron_pci *np = nd->backend;
-	u32 engine, queue, e, q, i;
+	const struct ndhal_arch *arch = np->nd->hal->arch;
+	const struct ndhal_silicon *si = arch->silicon;
+	u32 engine, queue, e, q, nc, i;
 	int ret;
 
-	ret = neuron_pci_fw_reset(np, NDHAL_RESET_TPB, arch->silicon->tpb_reset_map(nc));
-	if (ret)
-		return ret;
-	arch->silicon->copy_queue(nc, &engine, &queue);
-	for (i = 0; i < arch->nc_count; i++) {
-		arch->silicon->copy_queue(i, &e, &q);
-		if (i != nc && e == engine)
-			return 0;
+	for (nc = 0; nc < arch->nc_count; nc++) {
+		bool all = true, first = true;
+
+		si->copy_queue(nc, &engine, &queue);
+		for (i = 0; i < arch->nc_count; i++) {
+			si->copy_queue(i, &e, &q);
+			if (e != engine)
+				continue;
+			if ((si->tpb_reset_map(i) & map) != si->tpb_reset_map(i))
+				all = false;
+			else if (i < nc)
+				first = false;
+		}
+		/* Set up by the first NC of those that share it, as the facts' even NC. */
+		if (!all || !first)
+			continue;
+		ret = ndhal_udma_engine_init(&np->io, arch, engine);
+		if (ret)
+			return ret;
 	}
-	return ndhal_udma_engine_init(&np->io, arch, engine);
+	return 0;
+}
+
+/*
+ * Send the oldest request waiting in reset_list, with every other of its
+ * kind (the OR of the TPB maps), and tell each its result. Called with
+ * reset_lock held and reset_busy clear; returns with it held, reset_busy
+ * clear again.
+ */
+static void neuron_pci_reset_lead(struct neuron_pci *np)
+	__must_hold(&np->reset_lock)
+{
+	struct neuron_pci_reset_wait *w, *tmp;
+	LIST_HEAD(batch);
+	u32 req, map = 0;
+	int ret;
+
+	req = list_first_entry(&np->reset_list, struct neuron_pci_reset_wait, node)->req;
+	list_for_each_entry_safe(w, tmp, &np->reset_list, node) {
+		if (w->req != req)
+			continue;
+		map |= w->map;
+		list_move_tail(&w->node, &batch);
+	}
+	np->reset_busy = true;
+	spin_unlock(&np->reset_lock);
+
+	ret = neuron_pci_reset_request(np, req, req == NDHAL_RESET_TPB ? map : 0);
+	if (!ret && req == NDHAL_RESET_TPB)
+		ret = neuron_pci_reset_engines(np, map);
+
+	spin_lock(&np->reset_lock);
+	/* Those that stopped waiting (removal, a signal) have left the batch. */
+	list_for_each_entry_safe(w, tmp, &batch, node) {
+		w->ret = ret;
+		w->done = true;
+		list_del_init(&w->node);
+	}
+	np->reset_busy = false;
+}
+
+/*
+ * Reset @req (map @map) through the firmware, merged with those waiting
+ * with it (see above): 0, -ETIMEDOUT, -EIO, -ENODEV, or -EINTR (a fatal
+ * signal while another's request was out).
+ */
+static int neuron_pci_fw_reset(struct neuron_pci *np, u32 req, u32 map)
+{
+	struct neuron_pci_reset_wait w = { .req = req, .map = map };
+	int ret = 0;
+
+	spin_lock(&np->reset_lock);
+	list_add_tail(&w.node, &np->reset_list);
+	while (!w.done) {
+		if (!np->reset_busy) {
+			neuron_pci_reset_lead(np);
+			continue;
+		}
+		spin_unlock(&np->reset_lock);
+		ret = neuron_pci_wait_step(np, true);
+		spin_lock(&np->reset_lock);
+		if (ret && !w.done) {
+			/* Still waiting to be sent, or in the batch that is out. */
+			list_del(&w.node);
+			spin_unlock(&np->reset_lock);
+			return ret;
+		}
+	}
+	spin_unlock(&np->reset_lock);
+	return w.ret;
+}
+
+/* NC @nc through a TPB reset (see above: its copy engine set up again). */
+static int neuron_pci_nc_reset(struct neuron_device *nd, u32 nc)
+{
+	struct neuron_pci *np = nd->backend;
+
+	return neuron_pci_fw_reset(np, NDHAL_RESET_TPB, nd->hal->arch->silicon->tpb_reset_map(nc));
 }
 
 /* ---- the copy queues ---- */
@@ -1170,6 +1321,8 @@ static int neuron_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id
 	np->pdev = pdev;
 	spin_lock_init(&np->sem_lock);
 	mutex_init(&np->mbox_lock);
+	spin_lock_init(&np->reset_lock);
+	INIT_LIST_HEAD(&np->reset_list);
 
 	ret = pcim_enable_device(pdev);
 	if (ret)

@@ -105,6 +105,8 @@ static void stats(struct dev *d, struct out *o)
 	S(pci_resets);
 	S(resets_refused);
 	S(last_tpb_map);
+	S(reset_requests);
+	S(tpb_reset_ncs);
 	S(mbox_req);
 	S(mbox_bad);
 	S(mbox_ignored);
@@ -122,8 +124,10 @@ static void stats(struct dev *d, struct out *o)
 static void engine_status(struct engine *e, struct out *o)
 {
 	pthread_mutex_lock(&e->lock);
-	put(o, "engine %u base 0x%" PRIx64 " hang %d slow_us %u forced_abort %d disabled %d\n",
-	    e->id, e->base, e->hang, e->slow_us, e->forced_abort, e->disabled);
+	put(o, "engine %u base 0x%" PRIx64 " hang %d slow_us %u forced_abort %d disabled %d"
+	    " fw_resets %" PRIu64 " setup_writes %u\n",
+	    e->id, e->base, e->hang, e->slow_us, e->forced_abort, e->disabled, e->fw_resets,
+	    e->setup_writes);
 	for (unsigned q = 0; q < QUEUES_PER_ENGINE; q++) {
 		for (int s = 0; s < 2; s++) {
 			struct udma_side *u = &e->q[q].s[s];

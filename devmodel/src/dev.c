@@ -415,6 +415,7 @@ void dev_reset_ncs(struct dev *d, uint32_t map, bool whole)
 			continue;
 		pthread_mutex_lock(&e->lock);
 		udma_engine_reset(e);
+		e->fw_resets++;
 		pthread_mutex_unlock(&e->lock);
 		if (d->sdma[i])
 			memset(d->sdma[i], 0, SDMA_WRAPPER);

@@ -79,6 +79,8 @@ struct engine {
 	uint16_t kick;			/* queues with new work */
 	bool forced_abort, disabled;	/* change-state register */
 	uint64_t gen;			/* bumped by every reset */
+	uint64_t fw_resets;		/* reset by a TPB or device reset */
+	uint32_t setup_writes;		/* host writes outside the queues since a reset */
 	/* fault injection */
 	bool hang, inject_err;
 	uint32_t slow_us;
@@ -131,6 +133,8 @@ struct dev_stats {
 	_Atomic uint64_t mbox_req, mbox_bad, mbox_ignored, markers_dropped;
 	_Atomic uint64_t nq_writes, unknown_reads, unknown_writes;
 	_Atomic uint64_t last_tpb_map;	/* the map of the last TPB reset taken */
+	_Atomic uint64_t reset_requests;	/* doorbells that carried a reset request */
+	_Atomic uint64_t tpb_reset_ncs;	/* NCs (TPB bits) of the TPB resets taken */
 	_Atomic uint64_t vanished_reads, vanished_writes;	/* BAR0, while vanished */
 };
 

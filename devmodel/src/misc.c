@@ -79,6 +79,8 @@ void fw_poll(struct dev *d)
 		dev_reset_ncs(d, d->pend_map, false);
 		atomic_store(&d->st.last_tpb_map, d->pend_map);
 		atomic_fetch_add(&d->st.tpb_resets, 1);
+		atomic_fetch_add(&d->st.tpb_reset_ncs,
+				 (uint64_t)__builtin_popcount(d->pend_map & (d->p->arch == 2 ? 3u : 0xFFu)));
 	}
 	d->misc[M_RESET / 4] = 0;	/* taken */
 }
@@ -92,6 +94,7 @@ static void reset_request(struct dev *d)
 		d->misc[M_RESET / 4] = 0;
 		return;
 	}
+	atomic_fetch_add(&d->st.reset_requests, 1);
 	if (d->reset_refuse) {
 		atomic_fetch_add(&d->st.resets_refused, 1);
 		log_info("firmware: reset request %u refused (fault injection)", req);

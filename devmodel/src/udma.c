@@ -93,6 +93,7 @@ void udma_engine_reset(struct engine *e)
 	e->kick = 0;
 	e->forced_abort = false;
 	e->disabled = false;
+	e->setup_writes = 0;
 	e->gen++;
 	pthread_cond_broadcast(&e->cv);
 }
@@ -648,6 +649,7 @@ void udma_write(struct engine *e, uint32_t off, uint32_t val)
 		e->regs[off / 4] = val;
 		return;
 	}
+	e->setup_writes++;
 	if (off == E_STATE || off == HALF + E_STATE)
 		return;
 	if (off == E_CHANGE_STATE || off == HALF + E_CHANGE_STATE) {

@@ -335,6 +335,75 @@ static void tpb_reset_v3(void)
 	dev_destroy(d);
 }
 
+/* A v3 TPB reset request of @map: the map, the request, the doorbell. */
+static void tpb_request(struct dev *d, uint32_t map)
+{
+	wr(d, MISC2 + 0x1D8, map);
+	wr(d, MISC2 + 0x1EC, 2);
+	wr(d, MISC2 + 0x800, 1);
+}
+
+/* The counters a driver's coalescing is checked with: requests rung, TPB
+ * resets taken, the NCs they reset; an engine's resets and the set-up
+ * writes since its last one (engine-status). */
+static void reset_counters_v3(void)
+{
+	struct dev *d = t_dev("trn2", false);
+	uint64_t m = MISC2, e128 = 0x06800000ull;
+	char out[CTL_OUT_MAX];
+	uint64_t t0;
+
+	wr(d, e128 + 0x310, 0x1234);				/* engine level */
+	wr(d, e128 + 0x1000 + 0x30, 64);			/* a queue's: not counted */
+	ctl_exec(d, "engine-status 128", out, sizeof(out));
+	CHECK(strstr(out, " fw_resets 0 setup_writes 1\n"));
+	/* NC 0 alone: the shared engine is kept */
+	tpb_request(d, 0x00010101);
+	CHECK_EQ(rd(d, m + 0x1EC), 0);
+	ctl_exec(d, "engine-status 128", out, sizeof(out));
+	CHECK(strstr(out, " fw_resets 0 setup_writes 1\n"));
+	CHECK_EQ(atomic_load(&d->st.reset_requests), 1);
+	CHECK_EQ(atomic_load(&d->st.tpb_resets), 1);
+	CHECK_EQ(atomic_load(&d->st.tpb_reset_ncs), 1);
+	/* NC 1 then NC 2 rung while NC 1's is pending: one reset of both */
+	ctl_exec(d, "reset-delay 100", out, sizeof(out));
+	tpb_request(d, 0x00020202);
+	tpb_request(d, 0x00040404);
+	t0 = now_ms();
+	while (rd(d, m + 0x1EC) && now_ms() - t0 < 3000)
+		sleep_us(5000);
+	CHECK_EQ(rd(d, m + 0x1EC), 0);
+	CHECK_EQ(atomic_load(&d->st.reset_requests), 3);
+	CHECK_EQ(atomic_load(&d->st.tpb_resets), 2);
+	CHECK_EQ(atomic_load(&d->st.tpb_reset_ncs), 3);
+	CHECK_EQ(atomic_load(&d->st.last_tpb_map), 0x00060606);
+	ctl_exec(d, "engine-status 128", out, sizeof(out));
+	CHECK(strstr(out, " fw_resets 0 setup_writes 1\n"));	/* NC 0 not in it */
+	/* NC 0 and 1 in one map: the shared engine is reset, its set-up gone */
+	ctl_exec(d, "reset-delay 0", out, sizeof(out));
+	tpb_request(d, 0x00030303);
+	CHECK_EQ(rd(d, m + 0x1EC), 0);
+	ctl_exec(d, "engine-status 128", out, sizeof(out));
+	CHECK(strstr(out, " fw_resets 1 setup_writes 0\n"));
+	CHECK_EQ(rd(d, e128 + 0x310), 0x01000000);
+	CHECK_EQ(atomic_load(&d->st.tpb_reset_ncs), 5);
+	ctl_exec(d, "stats", out, sizeof(out));
+	CHECK(strstr(out, "reset_requests 4\n") && strstr(out, "tpb_reset_ncs 5\n"));
+	/* a device reset resets it too; refused requests are counted */
+	ctl_exec(d, "reset-refuse on", out, sizeof(out));
+	wr(d, m + 0x1EC, 1);
+	wr(d, m + 0x800, 1);
+	CHECK_EQ(atomic_load(&d->st.reset_requests), 5);
+	ctl_exec(d, "reset-refuse off", out, sizeof(out));
+	wr(d, m + 0x800, 1);
+	CHECK_EQ(rd(d, m + 0x1EC), 0);
+	CHECK_EQ(atomic_load(&d->st.reset_requests), 6);
+	CHECK_EQ(atomic_load(&d->st.tpb_resets), 3);
+	ctl_exec(d, "engine-status 128", out, sizeof(out));
+	CHECK(strstr(out, " fw_resets 2 setup_writes 0\n"));
+	dev_destroy(d);
+}
+
 const struct test regs_tests[] = {
 	{ "regs.misc_identity", misc_identity },
 	{ "regs.readiness", readiness },
@@ -344,5 +413,6 @@ const struct test regs_tests[] = {
 	{ "regs.engine_reset_values", engine_reset_values },
 	{ "regs.tpb_and_device_reset", tpb_reset },
 	{ "regs.tpb_reset_v3", tpb_reset_v3 },
+	{ "regs.reset_counters_v3", reset_counters_v3 },
 	{ NULL, NULL },
 };

@@ -38,7 +38,14 @@
  *  - engine_hang_halts_queues: a hang with an EVENT queue set up on the
  *    NC: the queue is halted before the NC's reset (NOTIFY_WAIT -EIO, the
  *    model takes no post, the ring keeps its entry), and set up again it
- *    works.
+ *    works;
+ *  - reset_coalesced (trn2 only, skips elsewhere; `reset-delay 3000`):
+ *    three NCs hang, two of them sharing a host-copy engine, while the
+ *    first one's reset is out: the two wait and go out as one firmware
+ *    request with their maps ORed (the model's reset_requests,
+ *    tpb_resets, tpb_reset_ncs, last_tpb_map), the shared engine is reset
+ *    and set up again (engine-status fw_resets, setup_writes), each NC
+ *    gets NC_RESET and a copy on each works after.
  * Skips (exit 4) without NEURON_DEVMODEL_CTL or its device (the simulator,
  * silicon), or when the device under test is not a PCI device. With the
  * channel there, a model that does not answer fails.
@@ -139,6 +146,7 @@ FIXTURE(pcifault) {
 	unsigned long long give_up;	/* pci_reset_timeout_ms before */
 	bool give_up_set;
 	__u32 tpb_map;		/* the NC's TPB reset map (docs/hw-facts.md) */
+	__u32 v3_hung;		/* v3 engines 128 + i made to hang (bit i): reset_coalesced */
 	unsigned char *src, *back;
 	__u32 handle;
 };
@@ -223,6 +231,12 @@ FIXTURE_TEARDOWN(pcifault)
 		ctl_cmd(self->ctl, "lost-completion 0", NULL, 0);
 		ctl_cmd(self->ctl, "reset-refuse off", NULL, 0);
 		ctl_cmd(self->ctl, "reset-delay 0", NULL, 0);
+		for (int i = 0; i < 4; i++) {
+			if (!(self->v3_hung & (1u << i)))
+				continue;
+			snprintf(cmd, sizeof(cmd), "engine-hang %d off", 128 + i);
+			ctl_cmd(self->ctl, cmd, NULL, 0);
+		}
 		close(self->ctl);
 	}
 	if (self->timeout)
@@ -690,6 +704,151 @@ TEST_F_TIMEOUT(pcifault, engine_hang_halts_queues, 120)
 	EXPECT_EQ(43U, neuron_ring_entry(&r, 0)->data);
 	EXPECT_EQ(0, nio_notify_close(self->node.fd, &r));
 	copy_checked(_metadata, self, 0, COPY_SIZE, 17);
+}
+
+/* ---- coalesced resets (trn2: two NCs share a host-copy engine) ---- */
+
+/* The model's field @name in the line of `engine-status ENGINE`: its value, or -1. */
+static long long engine_field(int fd, __u32 engine, const char *name)
+{
+	char cmd[48], out[4096], key[48], *p;
+
+	snprintf(cmd, sizeof(cmd), "engine-status %u", engine);
+	snprintf(key, sizeof(key), " %s ", name);
+	if (ctl_cmd(fd, cmd, out, sizeof(out)))
+		return -1;
+	p = strstr(out, key);
+	return p ? atoll(p + strlen(key)) : -1;
+}
+
+/* v3 TPB reset map of NC @nc (docs/hw-facts.md, "Reset"). */
+static __u32 v3_map(__u32 nc)
+{
+	return (1u << nc) | (1u << (8 + nc)) | (1u << (16 + nc));
+}
+
+/*
+ * Three NCs hang: first one (the lead) whose reset the firmware takes
+ * COALESCE_DELAY_MS after it is asked, then, while that one is out, both
+ * NCs of another host-copy engine. Their two resets wait and go out as
+ * one request with both maps ORed: the model takes 2 TPB resets for 3
+ * NCs, the last with both maps, and resets the shared engine (it does so
+ * only when both its NCs are in one map), which the driver then sets up
+ * again (set-up writes seen after the engine's reset). Every hung copy
+ * fails with EIO, every NC gets its NC_RESET, and afterwards a copy on
+ * each of the three works. Variant nc0: NCs 0 and 1 (engine 128), lead NC
+ * 4 (engine 130); nc1: NCs 2 and 3 (engine 129), lead NC 6 (engine 131).
+ */
+#define COALESCE_DELAY_MS	3000
+
+TEST_F_TIMEOUT(pcifault, reset_coalesced, 120)
+{
+	__u32 nc[3], eng[2], h[3], i, got = 0;
+	long long tpb, ncs, reqs, fw_resets[2], resets[3];
+	__u64 seq[3];
+	char cmd[64];
+	__s64 end;
+
+	if (self->info.arch != NEURON_ARCH_V3)
+		SKIP(return, "arch %.16s: no two NCs share a host-copy engine (trn2 only)",
+		     self->info.arch_name);
+	ASSERT_LE(8U, self->info.nc_count);
+	nc[0] = 4 + 2 * variant->nc;		/* the lead */
+	nc[1] = 2 * variant->nc;		/* the pair */
+	nc[2] = nc[1] + 1;
+	eng[0] = 128 + nc[0] / 2;
+	eng[1] = 128 + nc[1] / 2;
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, neuron_alloc(self->node.fd, NEURON_MEM_DEVICE, COPY_SIZE, nc[i],
+					  &h[i], NULL));
+		resets[i] = nc_counter(self, nc[i], "resets");
+		ASSERT_LE(0, resets[i]);
+	}
+	tpb = ctl_stat(self->ctl, "tpb_resets");
+	ncs = ctl_stat(self->ctl, "tpb_reset_ncs");
+	reqs = ctl_stat(self->ctl, "reset_requests");
+	ASSERT_LE(0, tpb);
+	ASSERT_LE(0, ncs) TH_LOG("a device model without tpb_reset_ncs");
+	ASSERT_LE(0, reqs);
+	for (i = 0; i < 2; i++) {
+		fw_resets[i] = engine_field(self->ctl, eng[i], "fw_resets");
+		ASSERT_LE(0, fw_resets[i]);
+	}
+
+	snprintf(cmd, sizeof(cmd), "reset-delay %u", COALESCE_DELAY_MS);
+	ASSERT_EQ(0, ctl_cmd(self->ctl, cmd, NULL, 0));
+	fill(self->src, COPY_SIZE, 20);
+	snprintf(cmd, sizeof(cmd), "engine-hang %u on", eng[0]);
+	self->v3_hung |= 1u << (eng[0] - 128);
+	ASSERT_EQ(0, ctl_cmd(self->ctl, cmd, NULL, 0));
+	ASSERT_EQ(0, neuron_copy_op(self->node.fd, 0, 0, h[0], 0, self->src, NULL, COPY_SIZE,
+				    NEURON_COPY_ASYNC, &seq[0]));
+	/* The lead's request is out (rung, not taken) before the pair hangs. */
+	end = neuron_now_ns() + 5LL * TIMEOUT_MS * 1000000;
+	while (ctl_stat(self->ctl, "reset_requests") == reqs && neuron_now_ns() < end)
+		usleep(20000);
+	ASSERT_EQ(reqs + 1, ctl_stat(self->ctl, "reset_requests"));
+	ASSERT_EQ(tpb, ctl_stat(self->ctl, "tpb_resets"));
+	snprintf(cmd, sizeof(cmd), "engine-hang %u on", eng[1]);
+	self->v3_hung |= 1u << (eng[1] - 128);
+	ASSERT_EQ(0, ctl_cmd(self->ctl, cmd, NULL, 0));
+	for (i = 1; i < 3; i++)
+		ASSERT_EQ(0, neuron_copy_op(self->node.fd, 0, 0, h[i], 0, self->src, NULL,
+					    COPY_SIZE, NEURON_COPY_ASYNC, &seq[i]));
+	for (i = 0; i < 3; i++) {
+		int ret = neuron_wait_seq(self->node.fd, seq[i], neuron_now_ns() + 20000000000LL);
+		__u32 n = nc[i];
+
+		EXPECT_EQ(-EIO, ret) TH_LOG("the hung copy on NC %u", n);
+	}
+	/* Each NC's reset, the lead's first; the pair's after the second request. */
+	for (i = 0; i < 3; i++) {
+		struct nl_event e;
+		int ret = event_wait_ms(&self->ev, 3 * COALESCE_DELAY_MS, NEURON_EVENT_NC_RESET,
+					self->node.minor, -1, &e);
+
+		ASSERT_EQ(0, ret) TH_LOG("NC_RESET %u of 3: %s", i + 1, strerror(-ret));
+		ASSERT_LE(0, e.nc);
+		ASSERT_GT(8, e.nc);
+		EXPECT_EQ((__u32)NEURON_RESET_DMA_HANG, e.code);
+		if (i == 0)
+			EXPECT_EQ(nc[0], (__u32)e.nc);
+		got |= 1u << e.nc;
+	}
+	EXPECT_EQ((1u << nc[0]) | (1u << nc[1]) | (1u << nc[2]), got);
+
+	/* Two requests, two resets taken, three NCs: the pair's were one. */
+	EXPECT_EQ(reqs + 2, ctl_stat(self->ctl, "reset_requests"));
+	EXPECT_EQ(tpb + 2, ctl_stat(self->ctl, "tpb_resets"));
+	EXPECT_EQ(ncs + 3, ctl_stat(self->ctl, "tpb_reset_ncs"));
+	EXPECT_EQ(v3_map(nc[1]) | v3_map(nc[2]), ctl_stat(self->ctl, "last_tpb_map"));
+	/* The pair's engine was reset (both its NCs in one map) and set up again. */
+	EXPECT_EQ(fw_resets[1] + 1, engine_field(self->ctl, eng[1], "fw_resets"));
+	EXPECT_LT(0, engine_field(self->ctl, eng[1], "setup_writes"))
+		TH_LOG("engine %u not set up again after its reset", eng[1]);
+	/* The lead's engine, shared with an NC not reset, was kept. */
+	EXPECT_EQ(fw_resets[0], engine_field(self->ctl, eng[0], "fw_resets"));
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(resets[i] + 1, nc_counter(self, nc[i], "resets"));
+
+	ASSERT_EQ(0, ctl_cmd(self->ctl, "reset-delay 0", NULL, 0));
+	for (i = 0; i < 2; i++) {
+		snprintf(cmd, sizeof(cmd), "engine-hang %u off", eng[i]);
+		ASSERT_EQ(0, ctl_cmd(self->ctl, cmd, NULL, 0));
+	}
+	/* Every queue works again. */
+	for (i = 0; i < 3; i++) {
+		__u32 n = nc[i];
+
+		fill(self->src, COPY_SIZE, 21 + i);
+		memset(self->back, 0, COPY_SIZE);
+		ASSERT_EQ(0, neuron_copy_op(self->node.fd, 0, 0, h[i], 0, self->src, NULL,
+					    COPY_SIZE, 0, NULL)) TH_LOG("copy to NC %u", n);
+		ASSERT_EQ(0, neuron_copy_op(self->node.fd, h[i], 0, 0, 0, NULL, self->back,
+					    COPY_SIZE, 0, NULL)) TH_LOG("copy from NC %u", n);
+		EXPECT_EQ(0, memcmp(self->src, self->back, COPY_SIZE)) TH_LOG("NC %u", n);
+	}
+	expect_quiet(_metadata, self);
 }
 
 TEST_HARNESS_MAIN

@@ -110,10 +110,13 @@ static int serial_open(const char *path)
 	return err ? err : fd;
 }
 
-int neuron_devmodel_cmd(const char *cmd)
+/*
+ * @cmd sent on the model's control line, with nothing left over from an
+ * earlier command that gave up: the line's fd, or -errno (-ENODEV: none).
+ */
+static int devmodel_send(const char *cmd)
 {
 	const char *ctl = neuron_env_devmodel_ctl();
-	char line[256];
 	int fd, err;
 
 	if (!ctl)
@@ -121,9 +124,23 @@ int neuron_devmodel_cmd(const char *cmd)
 	fd = serial_open(ctl);
 	if (fd < 0)
 		return fd;
-	/* Nothing left over from an earlier command that gave up. */
 	tcflush(fd, TCIFLUSH);
 	err = dprintf(fd, "%s\n", cmd) < 0 ? -errno : 0;
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+int neuron_devmodel_cmd(const char *cmd)
+{
+	char line[256];
+	int fd, err = 0;
+
+	fd = devmodel_send(cmd);
+	if (fd < 0)
+		return fd;
 	while (!err) {
 		err = devmodel_line(fd, line, sizeof(line), 20000);
 		if (err)
@@ -148,25 +165,18 @@ bool neuron_env_devmodel_kill(void)
 
 int neuron_devmodel_die(int ms)
 {
-	const char *ctl = neuron_env_devmodel_ctl();
 	char line[256];
 	int fd, err;
 
-	if (!ctl)
-		return -ENODEV;
-	fd = serial_open(ctl);
+	fd = devmodel_send("die");
 	if (fd < 0)
 		return fd;
-	tcflush(fd, TCIFLUSH);
-	err = dprintf(fd, "die\n") < 0 ? -errno : 0;
+	err = devmodel_line(fd, line, sizeof(line), ms);
 	if (!err) {
-		err = devmodel_line(fd, line, sizeof(line), ms);
-		if (!err) {
-			fprintf(stderr, "# model: die: answered %s\n", line);
-			err = -EPROTO;
-		} else if (err == -ETIMEDOUT) {
-			err = 0;
-		}
+		fprintf(stderr, "# model: die: answered %s\n", line);
+		err = -EPROTO;
+	} else if (err == -ETIMEDOUT) {
+		err = 0;
 	}
 	close(fd);
 	return err;

@@ -45,7 +45,10 @@
  *    read; DEV_LOST; the driver lets go; then back as above;
  *  - vanish_race_unbind: the driver's own unbinding against an unbind
  *    through sysfs, 6 rounds: the read that notices ends with ENODEV, the
- *    device is unbound once, without a splat, and binds again.
+ *    device is unbound once, without a splat, and binds again;
+ *  - vanish_combos: vanish_live's checks for every combination of its
+ *    state, a round each: memory mapped or not, a semaphore wait, a copy's
+ *    wait or both asleep.
  * And last (the device back from rescan_back; they skip in the hotplug VM,
  * where device_del deleted it), the device that vanishes while the driver
  * waits for its firmware:
@@ -186,6 +189,7 @@ struct scene {
 	char bdf[64];
 	__u32 minor;
 	bool sem, copy, hung;
+	unsigned int omit;		/* SC_NO_*: parts left out (vanish_combos) */
 	int eng;
 	unsigned long long timeout;	/* job_timeout_ms before */
 	struct waiter ws, wc;
@@ -195,6 +199,11 @@ struct scene {
 	unsigned char *p, *src;
 	struct nl ev;
 };
+
+/* Parts of a scene that vanish_combos leaves out (struct scene's omit). */
+#define SC_NO_MAP	1u
+#define SC_NO_SEM	2u
+#define SC_NO_COPY	4u
 
 /* The file, the mapping and the sleepers of @sc (its node set up). */
 static void scene_start(struct __test_metadata *_metadata, struct scene *sc)
@@ -207,13 +216,16 @@ static void scene_start(struct __test_metadata *_metadata, struct scene *sc)
 	sc->ws.sem = true;
 	ASSERT_EQ(0, neuron_query_info(sc->node.fd, &sc->info, NULL));
 	ASSERT_NE(0ULL, sc->info.caps & NEURON_CAP_MEM);
-	sc->sem = sc->info.caps & NEURON_CAP_SEM;
-	sc->copy = (sc->info.caps & NEURON_CAP_COPY) && copy_engine(&sc->info) >= 0;
+	sc->sem = (sc->info.caps & NEURON_CAP_SEM) && !(sc->omit & SC_NO_SEM);
+	sc->copy = (sc->info.caps & NEURON_CAP_COPY) && copy_engine(&sc->info) >= 0 &&
+		   !(sc->omit & SC_NO_COPY);
 	ret = nl_setup(&sc->ev, true);
 	ASSERT_EQ(0, ret) TH_LOG("netlink events: %s", strerror(-ret));
 
 	/* Device memory (BAR4), mapped and written. */
 	ASSERT_EQ(0, neuron_alloc(sc->node.fd, NEURON_MEM_DEVICE, MEM_SIZE, 0, &sc->h, &sc->off));
+	if (sc->omit & SC_NO_MAP)
+		goto sleepers;
 	sc->p = mmap(NULL, MEM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, sc->node.fd, sc->off);
 	ASSERT_NE(MAP_FAILED, sc->p) TH_LOG("mmap: %s", strerror(errno));
 	fill(sc->p, MEM_SIZE, 1);
@@ -221,6 +233,7 @@ static void scene_start(struct __test_metadata *_metadata, struct scene *sc)
 		;
 	EXPECT_EQ((size_t)MEM_SIZE, i);
 
+sleepers:
 	/* A semaphore wait of no deadline. */
 	if (sc->sem) {
 		ASSERT_EQ(0, neuron_reserve(sc->node.fd, 1));
@@ -266,13 +279,16 @@ static void scene_gone(struct __test_metadata *_metadata, struct scene *sc)
 	if (sc->copy)
 		EXPECT_EQ(-ENODEV, neuron_copy_op(fd, 0, 0, sc->h, 0, sc->src, NULL, 4096, 0,
 						  NULL));
-	EXPECT_EQ(SIGBUS, neuron_probe(sc->p, &v, false));
-	v = 0x5a;
-	EXPECT_EQ(SIGBUS, neuron_probe(sc->p + MEM_SIZE - 1, &v, true));
+	if (sc->p) {
+		EXPECT_EQ(SIGBUS, neuron_probe(sc->p, &v, false));
+		v = 0x5a;
+		EXPECT_EQ(SIGBUS, neuron_probe(sc->p + MEM_SIZE - 1, &v, true));
+	}
 	errno = 0;
 	EXPECT_EQ(MAP_FAILED, mmap(NULL, MEM_SIZE, PROT_READ, MAP_SHARED, fd, sc->off));
 	EXPECT_EQ(ENODEV, errno);
-	EXPECT_EQ(0, munmap(sc->p, MEM_SIZE));
+	if (sc->p)
+		EXPECT_EQ(0, munmap(sc->p, MEM_SIZE));
 	EXPECT_EQ(0, close(fd));
 	sc->node.fd = -1;
 }
@@ -683,6 +699,63 @@ TEST(vanish_race_unbind)
 		ASSERT_EQ(0, wait_bound(bdf, false, LOST_MS)) TH_LOG("%s still bound", bdf);
 		neuron_node_release(&node);
 		vanish_back(_metadata, bdf, round == ROUNDS - 1);
+	}
+}
+
+/*
+ * Every combination of what vanish_live holds, one a round: a file open
+ * always, device memory mapped or not, a semaphore wait or a copy's wait
+ * or both asleep (something that reads the device). Each round: the
+ * device vanishes, the waits end with ENODEV, DEV_LOST, the driver lets
+ * go, the node goes, the mapping raises SIGBUS, calls fail with ENODEV,
+ * DEV_REMOVED; then back (a copy after the last round).
+ */
+TEST(vanish_combos)
+{
+	static const unsigned int omit[] = {
+		SC_NO_COPY, SC_NO_SEM, 0,
+		SC_NO_MAP | SC_NO_COPY, SC_NO_MAP | SC_NO_SEM, SC_NO_MAP,
+	};
+	unsigned int round;
+	struct nl_event e;
+	const char *why;
+	int ret;
+
+	for (round = 0; round < ARRAY_SIZE(omit); round++) {
+		struct scene sc = { .node.fd = -1, .omit = omit[round] };
+		__s64 t0;
+
+		why = vanish_setup(_metadata, &sc.node, &sc.info, sc.bdf, sizeof(sc.bdf));
+		if (!why && !(sc.info.caps & NEURON_CAP_SEM))
+			why = "no NEURON_CAP_SEM";
+		if (why) {
+			neuron_node_release(&sc.node);
+			SKIP(return, "%s", why);
+		}
+		scene_start(_metadata, &sc);
+		t0 = neuron_now_ns();
+		ASSERT_EQ(0, neuron_devmodel_cmd("vanish on"));
+		if (sc.sem) {
+			ASSERT_EQ(0, join_ms(sc.ts, &sc.ws, LOST_MS))
+				TH_LOG("round %u: the semaphore wait goes on", round);
+			EXPECT_EQ(-ENODEV, sc.ws.ret);
+		}
+		if (sc.copy) {
+			ASSERT_EQ(0, join_ms(sc.tc, &sc.wc, LOST_MS))
+				TH_LOG("round %u: the copy's wait goes on", round);
+			EXPECT_EQ(-ENODEV, sc.wc.ret);
+		}
+		ret = event_wait_ms(&sc.ev, LOST_MS, NEURON_EVENT_DEV_LOST, sc.minor, -1, &e);
+		EXPECT_EQ(0, ret) TH_LOG("round %u: no DEV_LOST: %s", round, strerror(-ret));
+		ASSERT_EQ(0, wait_bound(sc.bdf, false, LOST_MS)) TH_LOG("%s still bound", sc.bdf);
+		EXPECT_EQ(0, wait_node_gone(sc.node.path, LOST_MS))
+			TH_LOG("%s still there", sc.node.path);
+		fprintf(stderr, "# round %u (map %d, sem %d, copy %d): gone after %lld ms\n",
+			round, !(sc.omit & SC_NO_MAP), sc.sem, sc.copy,
+			(neuron_now_ns() - t0) / 1000000);
+		scene_gone(_metadata, &sc);
+		scene_end(_metadata, &sc);
+		vanish_back(_metadata, sc.bdf, round == ARRAY_SIZE(omit) - 1);
 	}
 }
 

@@ -73,6 +73,12 @@ const char *neuron_env_devmodel_ctl(void);
  */
 int neuron_devmodel_cmd(const char *cmd);
 /*
+ * The device model's counter @name (its `stats` command, docs/devmodel.md)
+ * in *@val: 0, -ENOENT when the model has no such counter, or an error of
+ * neuron_devmodel_cmd().
+ */
+int neuron_devmodel_stat(const char *name, long long *val);
+/*
  * QEMU's QMP monitor (NEURON_DEVMODEL_QMP, the guest's third serial line in
  * the pci tier's hotplug VM, scripts/vm-pci.sh), or NULL: no hot unplug.
  */

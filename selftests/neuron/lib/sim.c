@@ -133,8 +133,14 @@ static int devmodel_send(const char *cmd)
 	return fd;
 }
 
-int neuron_devmodel_cmd(const char *cmd)
+/*
+ * @cmd to the model; with @name, the value of its answer's line "@name N"
+ * in *@val (-ENOENT when the answer has none).
+ */
+static int devmodel_ask(const char *cmd, const char *name, long long *val)
 {
+	size_t len = name ? strlen(name) : 0;
+	bool found = false;
 	char line[256];
 	int fd, err = 0;
 
@@ -147,13 +153,26 @@ int neuron_devmodel_cmd(const char *cmd)
 			break;
 		if (!strcmp(line, "ok"))
 			break;
-		if (!strncmp(line, "err", 3)) {
+		if (!strncmp(line, "err ", 4)) {
 			fprintf(stderr, "# model: %s: %s\n", cmd, line);
 			err = -EIO;
+		} else if (name && !strncmp(line, name, len) && line[len] == ' ') {
+			*val = atoll(line + len + 1);
+			found = true;
 		}
 	}
 	close(fd);
-	return err;
+	return !err && name && !found ? -ENOENT : err;
+}
+
+int neuron_devmodel_cmd(const char *cmd)
+{
+	return devmodel_ask(cmd, NULL, NULL);
+}
+
+int neuron_devmodel_stat(const char *name, long long *val)
+{
+	return devmodel_ask("stats", name, val);
 }
 
 bool neuron_env_devmodel_kill(void)

@@ -45,15 +45,21 @@
 #                libraries in it need (ldd), at the same paths, so dynamic
 #                programs run as on an installed system
 # Each PROGRAM may run NEURON_VM_PROG_TIMEOUT seconds (default 300; the
-# fuzzer's soak, scripts/fuzz.sh, sets more).
+# fuzzer's soak, scripts/fuzz.sh, sets more). Before anything else the init
+# makes a memory cgroup and removes it (docs/testing.md, "The kernels' own
+# problems"); NEURON_VM_MEMCG=0 leaves that out.
 # Serial log protocol (read by scripts/verdict.sh), each marker on its own line:
+#   ### NEURON MEMCG status=N ###               (first: the memory cgroups'
+#                                                kernel memory accounting on;
+#                                                "MEMCG skipped" with
+#                                                NEURON_VM_MEMCG=0)
 #   ### NEURON LOAD status=N ###
 #   ### NEURON BEGIN <program> ###  its stdout+stderr  ### NEURON END <program> status=N ###
 #   ### NEURON RMMOD status=N ###                (rmmod neuron_sim neuron)
 #   ### NEURON DMESG-BEGIN ###  dmesg  ### NEURON DMESG-END ###
 #   ### NEURON DONE tainted=N ###
 # and with -d, in this order:
-#   ### NEURON MODE debug ###                     (first)
+#   ### NEURON MODE debug ###                     (after MEMCG)
 #   ### NEURON SETUP status=N ###                 (fault injection knobs)
 #   after the programs, KUnit (each suite as a program "kunit:<suite>",
 #   its debugfs results between BEGIN and END, status 1 if they are empty;
@@ -333,6 +339,14 @@ t $? "del_device and new_device on the reloaded module"
 MODULES
 chmod +x "$stage/modules.sh"
 
+# The memory cgroup set-up of the init (below); NEURON_VM_MEMCG=0 leaves it
+# out (scripts/tests/memcg_key_race: the kernel problem it avoids).
+memcg_setup='mkdir -p /tmp/cg && mount -t cgroup2 none /tmp/cg &&
+	echo +memory >/tmp/cg/cgroup.subtree_control && mkdir /tmp/cg/kmem-on &&
+	rmdir /tmp/cg/kmem-on && umount /tmp/cg
+mark "MEMCG status=$?"'
+[ "${NEURON_VM_MEMCG:-1}" != 0 ] || memcg_setup='mark "MEMCG skipped (NEURON_VM_MEMCG=0)"'
+
 cat >"$stage/init" <<INIT
 #!/bin/sh
 export PATH=/bin
@@ -342,7 +356,15 @@ mount -t devtmpfs devtmpfs /dev
 # Pseudo-terminals (neuron_top runs neuron-top on one).
 mkdir -p /dev/pts && mount -t devpts -o ptmxmode=0666 devpts /dev/pts
 mount -t debugfs debugfs /sys/kernel/debug
+# The memory cgroups' accounting of kernel memory switched on now, while
+# nothing else runs: the first memory cgroup makes the kernel patch the
+# code of its slab allocator (a static key), and Debian's 6.12.95 under
+# QEMU's TCG was seen to oops (int3 in kmem_cache_alloc_noprof) when that
+# patching raced an allocation on the other CPU (docs/testing.md, "The
+# kernels' own problems"). The tests that make a memory cgroup later find
+# the key on, so no code is patched under their load.
 mark() { echo "### NEURON \$* ###"; }
+$memcg_setup
 wait_node() {
 	i=0
 	while [ ! -c /dev/neuron0 ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done

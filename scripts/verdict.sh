@@ -7,7 +7,8 @@
 # stderr, and exits 1 if there is any problem:
 #   - a `not ok` line, anywhere;
 #   - a kernel splat (SPLAT below), anywhere;
-#   - the module failed to load, or to unload (rmmod);
+#   - the module failed to load, or to unload (rmmod); the memory cgroup
+#     set-up before it failed (scripts/initramfs.sh, MEMCG marker);
 #   - a program exited non-zero (4 = every test skipped: a failure here, the
 #     simulator is there; but on a PCI device (MODE pci marker) it is what a
 #     program whose capability the device lacks does: its tests count as
@@ -51,7 +52,13 @@ function step(name) { if (status($0)) problem(name " failed: " $0) }
 /^### NEURON GCOV-END/ { gcov = 0 }
 gcov && /^[A-Za-z0-9+\/=]+$/ { next }
 /(^|\] )[ \t]*not ok/ { problem("test failed: " $0) }
-$0 ~ splat { problem("kernel splat: " $0) }
+# Where the first report happened, for a reader of the summary: its task,
+# its RIP and the first frames of its trace (not problems themselves).
+where > 0 && /(Comm: |RIP: |\]  [A-Za-z0-9_.]+\+0x[0-9a-f]+\/0x)/ {
+	print "verdict: where: " $0 > "/dev/stderr"; where--
+}
+$0 ~ splat { problem("kernel splat: " $0); if (!reported++) where = 10 }
+/^### NEURON MEMCG status=/ { step("memory cgroup set-up") }
 /^### NEURON LOAD status=/ { loaded = 1; step("module load") }
 /^### NEURON BEGIN / { prog = $4; ran++; kunit = prog ~ /^kunit:/; cases = 0; next }
 /^### NEURON END / {

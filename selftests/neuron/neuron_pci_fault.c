@@ -50,8 +50,6 @@
  * silicon), or when the device under test is not a PCI device. With the
  * channel there, a model that does not answer fails.
  */
-#include <poll.h>
-#include <termios.h>
 #include <linux/limits.h>
 
 #include "neuron_test.h"
@@ -66,7 +64,6 @@
 #define SLOW_US		50000
 /* job_timeout_ms while the tests run. */
 #define TIMEOUT_MS	1000
-#define CTL_MS		20000
 /* How long to listen for an event that must not come, in ms. */
 #define QUIET_MS	300
 /* The firmware's delay in reset_delay, the give-up bound in reset_refused. */
@@ -75,62 +72,12 @@
 
 /* ---- the model's control channel ---- */
 
-/*
- * Send @cmd and read the answer up to "ok" or "err ...": 0 on "ok", else
- * -1; the lines before it into @out (unless NULL).
- */
-static int ctl_cmd(int fd, const char *cmd, char *out, size_t outlen)
-{
-	char line[256];
-	size_t n = 0, used = 0;
-	__s64 end = neuron_now_ns() + CTL_MS * 1000000LL;
-
-	if (out && outlen)
-		out[0] = '\0';
-	if (dprintf(fd, "%s\n", cmd) < 0)
-		return -1;
-	while (neuron_now_ns() < end) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		char c;
-
-		if (poll(&p, 1, 100) != 1)
-			continue;
-		if (read(fd, &c, 1) != 1)
-			return -1;
-		if (c == '\r')
-			continue;
-		if (c != '\n') {
-			if (n + 1 < sizeof(line))
-				line[n++] = c;
-			continue;
-		}
-		line[n] = '\0';
-		n = 0;
-		if (!strcmp(line, "ok"))
-			return 0;
-		if (!strncmp(line, "err ", 4)) {
-			fprintf(stderr, "# model: %s: %s\n", cmd, line);
-			return -1;
-		}
-		if (out && used + strlen(line) + 2 < outlen)
-			used += sprintf(out + used, "%s\n", line);
-	}
-	fprintf(stderr, "# model: %s: no answer\n", cmd);
-	return -1;
-}
-
 /* The model's counter @name (the `stats` command): its value, or -1. */
 static long long ctl_stat(int fd, const char *name)
 {
-	char out[2048], *p;
-	size_t len = strlen(name);
+	long long val;
 
-	if (ctl_cmd(fd, "stats", out, sizeof(out)))
-		return -1;
-	for (p = out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-		if (!strncmp(p, name, len) && p[len] == ' ')
-			return atoll(p + len + 1);
-	return -1;
+	return neuron_devmodel_stat_fd(fd, name, &val) ? -1 : val;
 }
 
 /* ---- the fixture ---- */
@@ -161,7 +108,6 @@ FIXTURE_VARIANT_ADD(pcifault, nc1) { .nc = 1 };
 FIXTURE_SETUP(pcifault)
 {
 	const char *ctl = getenv("NEURON_DEVMODEL_CTL");
-	struct termios t;
 	int ret;
 
 	self->ctl = -1;
@@ -194,14 +140,8 @@ FIXTURE_SETUP(pcifault)
 	}
 	snprintf(self->eng, sizeof(self->eng), "%u", self->engine);
 
-	self->ctl = open(ctl, O_RDWR | O_NOCTTY | O_CLOEXEC);
-	ASSERT_LE(0, self->ctl) TH_LOG("open %s: %s", ctl, strerror(errno));
-	ASSERT_EQ(0, tcgetattr(self->ctl, &t));
-	cfmakeraw(&t);
-	cfsetispeed(&t, B115200);
-	cfsetospeed(&t, B115200);
-	ASSERT_EQ(0, tcsetattr(self->ctl, TCSANOW, &t));
-	tcflush(self->ctl, TCIOFLUSH);
+	self->ctl = neuron_devmodel_open();
+	ASSERT_LE(0, self->ctl) TH_LOG("open %s: %s", ctl, strerror(-self->ctl));
 	ASSERT_LE(0, ctl_stat(self->ctl, "errors"))
 		TH_LOG("the device model does not answer on %s", ctl);
 
@@ -225,17 +165,17 @@ FIXTURE_TEARDOWN(pcifault)
 		char cmd[96];
 
 		snprintf(cmd, sizeof(cmd), "engine-hang %s off", self->eng);
-		ctl_cmd(self->ctl, cmd, NULL, 0);
+		neuron_devmodel_ask(self->ctl, cmd, NULL, 0);
 		snprintf(cmd, sizeof(cmd), "engine-slow %s 0", self->eng);
-		ctl_cmd(self->ctl, cmd, NULL, 0);
-		ctl_cmd(self->ctl, "lost-completion 0", NULL, 0);
-		ctl_cmd(self->ctl, "reset-refuse off", NULL, 0);
-		ctl_cmd(self->ctl, "reset-delay 0", NULL, 0);
+		neuron_devmodel_ask(self->ctl, cmd, NULL, 0);
+		neuron_devmodel_ask(self->ctl, "lost-completion 0", NULL, 0);
+		neuron_devmodel_ask(self->ctl, "reset-refuse off", NULL, 0);
+		neuron_devmodel_ask(self->ctl, "reset-delay 0", NULL, 0);
 		for (int i = 0; i < 4; i++) {
 			if (!(self->v3_hung & (1u << i)))
 				continue;
 			snprintf(cmd, sizeof(cmd), "engine-hang %d off", 128 + i);
-			ctl_cmd(self->ctl, cmd, NULL, 0);
+			neuron_devmodel_ask(self->ctl, cmd, NULL, 0);
 		}
 		close(self->ctl);
 	}
@@ -264,7 +204,7 @@ static void ctl_engine(struct __test_metadata *_metadata, struct _test_data_pcif
 	char cmd[96];
 
 	snprintf(cmd, sizeof(cmd), "%s %s%s%s", verb, self->eng, arg ? " " : "", arg ? arg : "");
-	ASSERT_EQ(0, ctl_cmd(self->ctl, cmd, NULL, 0)) TH_LOG("model command %s", cmd);
+	ASSERT_EQ(0, neuron_devmodel_ask(self->ctl, cmd, NULL, 0)) TH_LOG("model command %s", cmd);
 }
 
 /* The NC's counter @name in sysfs (nc<M>/resets, dma_errors). */
@@ -408,7 +348,7 @@ TEST_F_TIMEOUT(pcifault, reset_delay, 120)
 
 	ASSERT_LE(0, tpb);
 	snprintf(delay, sizeof(delay), "reset-delay %u", RESET_DELAY_MS);
-	ASSERT_EQ(0, ctl_cmd(self->ctl, delay, NULL, 0));
+	ASSERT_EQ(0, neuron_devmodel_ask(self->ctl, delay, NULL, 0));
 	ctl_engine(_metadata, self, "engine-hang", "on");
 	fill(self->src, COPY_SIZE, 14);
 	t0 = neuron_now_ns();
@@ -420,7 +360,7 @@ TEST_F_TIMEOUT(pcifault, reset_delay, 120)
 	EXPECT_LE(TIMEOUT_MS + RESET_DELAY_MS - 20, ms);
 	EXPECT_EQ(tpb + 1, ctl_stat(self->ctl, "tpb_resets"));
 	EXPECT_EQ(self->tpb_map, ctl_stat(self->ctl, "last_tpb_map"));
-	ASSERT_EQ(0, ctl_cmd(self->ctl, "reset-delay 0", NULL, 0));
+	ASSERT_EQ(0, neuron_devmodel_ask(self->ctl, "reset-delay 0", NULL, 0));
 	copy_checked(_metadata, self, 0, COPY_SIZE, 15);
 	expect_quiet(_metadata, self);
 	TH_LOG("hang and reset took %ld ms", ms);
@@ -474,7 +414,7 @@ TEST_F_TIMEOUT(pcifault, reset_refused, 120)
 	ASSERT_EQ(0, neuron_param_get("pci_reset_timeout_ms", &self->give_up));
 	ASSERT_EQ(0, neuron_param_set("pci_reset_timeout_ms", GIVE_UP_MS));
 	self->give_up_set = true;
-	ASSERT_EQ(0, ctl_cmd(self->ctl, "reset-refuse on", NULL, 0));
+	ASSERT_EQ(0, neuron_devmodel_ask(self->ctl, "reset-refuse on", NULL, 0));
 	ctl_engine(_metadata, self, "engine-hang", "on");
 	fill(self->src, COPY_SIZE, 16);
 	t0 = neuron_now_ns();
@@ -493,7 +433,7 @@ TEST_F_TIMEOUT(pcifault, reset_refused, 120)
 	EXPECT_EQ(-EIO, copy_in(self, 0, COPY_SIZE));
 
 	/* The explicit recovery: the device again, from probe. */
-	ASSERT_EQ(0, ctl_cmd(self->ctl, "reset-refuse off", NULL, 0));
+	ASSERT_EQ(0, neuron_devmodel_ask(self->ctl, "reset-refuse off", NULL, 0));
 	ctl_engine(_metadata, self, "engine-hang", "off");
 	neuron_node_release(&self->node);
 	ASSERT_EQ(0, rebind(pci_dev)) TH_LOG("rebind %s", pci_dev);
@@ -595,7 +535,7 @@ TEST_F_TIMEOUT(pcifault, lost_completion, 120)
 
 	ASSERT_LE(0, resets);
 	ASSERT_LE(0, dropped);
-	ASSERT_EQ(0, ctl_cmd(self->ctl, "lost-completion 1", NULL, 0));
+	ASSERT_EQ(0, neuron_devmodel_ask(self->ctl, "lost-completion 1", NULL, 0));
 	fill(self->src, COPY_SIZE, 9);
 	t0 = neuron_now_ns();
 	/* The data moved, but nothing says so: the queue is hung. */
@@ -620,7 +560,7 @@ TEST_F_TIMEOUT(pcifault, lost_completion_covered, 120)
 	ASSERT_LE(0, resets);
 	ASSERT_LE(0, dropped);
 	fill(self->src, 2 * COPY_SIZE, 11);
-	ASSERT_EQ(0, ctl_cmd(self->ctl, "lost-completion 1", NULL, 0));
+	ASSERT_EQ(0, neuron_devmodel_ask(self->ctl, "lost-completion 1", NULL, 0));
 	/* Two doorbells, two markers: the second tells both are done. */
 	ASSERT_EQ(0, neuron_copy_op(self->node.fd, 0, 0, self->handle, 0, self->src, NULL,
 				    COPY_SIZE, NEURON_COPY_ASYNC, &s1));
@@ -641,7 +581,7 @@ TEST_F_TIMEOUT(pcifault, lost_completion_covered, 120)
 
 /*
  * Post @data to the NC's EVENT queue through the model (slot 32: the
- * driver's choice, docs/hw-facts.md [inferred]): 0 or -1 (the model
+ * driver's choice, docs/hw-facts.md [inferred]): 0 or -EIO (the model
  * refused: no queue programmed there).
  */
 static int post_event(struct _test_data_pcifault *self, __u32 nc, __u32 data)
@@ -649,7 +589,7 @@ static int post_event(struct _test_data_pcifault *self, __u32 nc, __u32 data)
 	char cmd[96];
 
 	snprintf(cmd, sizeof(cmd), "notify nc %u 32 %u 7 %u", nc, NEURON_NOTIFY_EVENT, data);
-	return ctl_cmd(self->ctl, cmd, NULL, 0);
+	return neuron_devmodel_ask(self->ctl, cmd, NULL, 0);
 }
 
 /* NOTIFY_WAIT of the NC's EVENT queue up to 2 s for head past @consumed. */
@@ -688,7 +628,7 @@ TEST_F_TIMEOUT(pcifault, engine_hang_halts_queues, 120)
 
 	/* Halted: the wait says so at once, the device writes nothing more. */
 	EXPECT_EQ(-EIO, wait_event(self, variant->nc, 1, &head));
-	EXPECT_EQ(-1, post_event(self, variant->nc, 42));
+	EXPECT_EQ(-EIO, post_event(self, variant->nc, 42));
 	EXPECT_EQ(-EIO, wait_event(self, variant->nc, 1, &head));
 	/* The frozen ring still holds what came before. */
 	EXPECT_EQ(1U, neuron_ring_head(&r));
@@ -715,7 +655,7 @@ static long long engine_field(int fd, __u32 engine, const char *name)
 
 	snprintf(cmd, sizeof(cmd), "engine-status %u", engine);
 	snprintf(key, sizeof(key), " %s ", name);
-	if (ctl_cmd(fd, cmd, out, sizeof(out)))
+	if (neuron_devmodel_ask(fd, cmd, out, sizeof(out)))
 		return -1;
 	p = strstr(out, key);
 	return p ? atoll(p + strlen(key)) : -1;
@@ -776,11 +716,11 @@ TEST_F_TIMEOUT(pcifault, reset_coalesced, 120)
 	}
 
 	snprintf(cmd, sizeof(cmd), "reset-delay %u", COALESCE_DELAY_MS);
-	ASSERT_EQ(0, ctl_cmd(self->ctl, cmd, NULL, 0));
+	ASSERT_EQ(0, neuron_devmodel_ask(self->ctl, cmd, NULL, 0));
 	fill(self->src, COPY_SIZE, 20);
 	snprintf(cmd, sizeof(cmd), "engine-hang %u on", eng[0]);
 	self->v3_hung |= 1u << (eng[0] - 128);
-	ASSERT_EQ(0, ctl_cmd(self->ctl, cmd, NULL, 0));
+	ASSERT_EQ(0, neuron_devmodel_ask(self->ctl, cmd, NULL, 0));
 	ASSERT_EQ(0, neuron_copy_op(self->node.fd, 0, 0, h[0], 0, self->src, NULL, COPY_SIZE,
 				    NEURON_COPY_ASYNC, &seq[0]));
 	/* The lead's request is out (rung, not taken) before the pair hangs. */
@@ -791,7 +731,7 @@ TEST_F_TIMEOUT(pcifault, reset_coalesced, 120)
 	ASSERT_EQ(tpb, ctl_stat(self->ctl, "tpb_resets"));
 	snprintf(cmd, sizeof(cmd), "engine-hang %u on", eng[1]);
 	self->v3_hung |= 1u << (eng[1] - 128);
-	ASSERT_EQ(0, ctl_cmd(self->ctl, cmd, NULL, 0));
+	ASSERT_EQ(0, neuron_devmodel_ask(self->ctl, cmd, NULL, 0));
 	for (i = 1; i < 3; i++)
 		ASSERT_EQ(0, neuron_copy_op(self->node.fd, 0, 0, h[i], 0, self->src, NULL,
 					    COPY_SIZE, NEURON_COPY_ASYNC, &seq[i]));
@@ -831,10 +771,10 @@ TEST_F_TIMEOUT(pcifault, reset_coalesced, 120)
 	for (i = 0; i < 3; i++)
 		EXPECT_EQ(resets[i] + 1, nc_counter(self, nc[i], "resets"));
 
-	ASSERT_EQ(0, ctl_cmd(self->ctl, "reset-delay 0", NULL, 0));
+	ASSERT_EQ(0, neuron_devmodel_ask(self->ctl, "reset-delay 0", NULL, 0));
 	for (i = 0; i < 2; i++) {
 		snprintf(cmd, sizeof(cmd), "engine-hang %u off", eng[i]);
-		ASSERT_EQ(0, ctl_cmd(self->ctl, cmd, NULL, 0));
+		ASSERT_EQ(0, neuron_devmodel_ask(self->ctl, cmd, NULL, 0));
 	}
 	/* Every queue works again. */
 	for (i = 0; i < 3; i++) {

@@ -67,16 +67,30 @@ const char *neuron_mode_skip_reason(void);
  */
 const char *neuron_env_devmodel_ctl(void);
 /*
- * One command to the device model: 0 when it answers "ok", -EIO when it
- * answers "err ...", -ENODEV without a channel, -ETIMEDOUT without an
- * answer in 20 s, or another -errno of the channel.
+ * The device model's control channel opened raw, with nothing left over
+ * from an earlier command: its fd, -ENODEV without a channel, or -errno.
  */
-int neuron_devmodel_cmd(const char *cmd);
+int neuron_devmodel_open(void);
+/*
+ * One command to the device model on @fd (neuron_devmodel_open()): 0 when
+ * it answers "ok", -EIO when it answers "err ..." (printed), -ETIMEDOUT
+ * without an answer in 20 s, or another -errno of the channel. The lines
+ * of the answer before "ok" go into @out unless it is NULL (as many as fit
+ * in @outlen, each ended by a newline).
+ */
+int neuron_devmodel_ask(int fd, const char *cmd, char *out, size_t outlen);
 /*
  * The device model's counter @name (its `stats` command, docs/devmodel.md)
- * in *@val: 0, -ENOENT when the model has no such counter, or an error of
- * neuron_devmodel_cmd().
+ * asked on @fd, in *@val: 0, -ENOENT when the model has no such counter, or
+ * an error of neuron_devmodel_ask().
  */
+int neuron_devmodel_stat_fd(int fd, const char *name, long long *val);
+/*
+ * One command to the device model on a channel opened for it: as
+ * neuron_devmodel_ask(), or -ENODEV without a channel.
+ */
+int neuron_devmodel_cmd(const char *cmd);
+/* neuron_devmodel_stat_fd() on a channel opened for it. */
 int neuron_devmodel_stat(const char *name, long long *val);
 /*
  * QEMU's QMP monitor (NEURON_DEVMODEL_QMP, the guest's third serial line in

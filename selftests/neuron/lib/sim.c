@@ -110,69 +110,89 @@ static int serial_open(const char *path)
 	return err ? err : fd;
 }
 
-/*
- * @cmd sent on the model's control line, with nothing left over from an
- * earlier command that gave up: the line's fd, or -errno (-ENODEV: none).
- */
-static int devmodel_send(const char *cmd)
+int neuron_devmodel_open(void)
 {
 	const char *ctl = neuron_env_devmodel_ctl();
-	int fd, err;
+	int fd;
 
 	if (!ctl)
 		return -ENODEV;
 	fd = serial_open(ctl);
-	if (fd < 0)
-		return fd;
-	tcflush(fd, TCIFLUSH);
-	err = dprintf(fd, "%s\n", cmd) < 0 ? -errno : 0;
-	if (err) {
-		close(fd);
-		return err;
-	}
+	if (fd >= 0)
+		tcflush(fd, TCIFLUSH);
 	return fd;
 }
 
 /*
- * @cmd to the model; with @name, the value of its answer's line "@name N"
- * in *@val (-ENOENT when the answer has none).
+ * @cmd to the model on @fd, its answer read up to "ok" or "err ...": the
+ * lines before it into @out (what fits of @outlen, each ended by a newline)
+ * unless NULL; with @name, the value of line "@name N" in *@val (-ENOENT
+ * when the answer has none).
  */
-static int devmodel_ask(const char *cmd, const char *name, long long *val)
+static int devmodel_talk(int fd, const char *cmd, char *out, size_t outlen,
+			 const char *name, long long *val)
 {
-	size_t len = name ? strlen(name) : 0;
+	size_t len = name ? strlen(name) : 0, used = 0;
 	bool found = false;
 	char line[256];
-	int fd, err = 0;
+	int err;
 
-	fd = devmodel_send(cmd);
-	if (fd < 0)
-		return fd;
-	while (!err) {
+	if (out && outlen)
+		out[0] = 0;
+	if (dprintf(fd, "%s\n", cmd) < 0)
+		return -errno;
+	for (;;) {
 		err = devmodel_line(fd, line, sizeof(line), 20000);
-		if (err)
-			break;
+		if (err) {
+			fprintf(stderr, "# model: %s: no answer (%s)\n", cmd, strerror(-err));
+			return err;
+		}
 		if (!strcmp(line, "ok"))
 			break;
 		if (!strncmp(line, "err ", 4)) {
 			fprintf(stderr, "# model: %s: %s\n", cmd, line);
-			err = -EIO;
-		} else if (name && !strncmp(line, name, len) && line[len] == ' ') {
+			return -EIO;
+		}
+		if (name && !strncmp(line, name, len) && line[len] == ' ') {
 			*val = atoll(line + len + 1);
 			found = true;
 		}
+		if (out && used + strlen(line) + 2 <= outlen)
+			used += sprintf(out + used, "%s\n", line);
 	}
-	close(fd);
-	return !err && name && !found ? -ENOENT : err;
+	return name && !found ? -ENOENT : 0;
+}
+
+int neuron_devmodel_ask(int fd, const char *cmd, char *out, size_t outlen)
+{
+	return devmodel_talk(fd, cmd, out, outlen, NULL, NULL);
+}
+
+int neuron_devmodel_stat_fd(int fd, const char *name, long long *val)
+{
+	return devmodel_talk(fd, "stats", NULL, 0, name, val);
 }
 
 int neuron_devmodel_cmd(const char *cmd)
 {
-	return devmodel_ask(cmd, NULL, NULL);
+	int fd = neuron_devmodel_open(), err;
+
+	if (fd < 0)
+		return fd;
+	err = neuron_devmodel_ask(fd, cmd, NULL, 0);
+	close(fd);
+	return err;
 }
 
 int neuron_devmodel_stat(const char *name, long long *val)
 {
-	return devmodel_ask("stats", name, val);
+	int fd = neuron_devmodel_open(), err;
+
+	if (fd < 0)
+		return fd;
+	err = neuron_devmodel_stat_fd(fd, name, val);
+	close(fd);
+	return err;
 }
 
 bool neuron_env_devmodel_kill(void)
@@ -187,9 +207,14 @@ int neuron_devmodel_die(int ms)
 	char line[256];
 	int fd, err;
 
-	fd = devmodel_send("die");
+	fd = neuron_devmodel_open();
 	if (fd < 0)
 		return fd;
+	if (dprintf(fd, "die\n") < 0) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
 	err = devmodel_line(fd, line, sizeof(line), ms);
 	if (!err) {
 		fprintf(stderr, "# model: die: answered %s\n", line);
